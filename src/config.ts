@@ -1,0 +1,64 @@
+// Queue-wide settings, checked once when a Queue is made.
+import { errors } from './errors.js';
+import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
+import type { Backoff } from './record.js';
+import type { ConnectionOptions } from './redis/connection.js';
+
+export type ScoreUnit = 'ms' | 'cs' | 's';
+export const UNIT_MS: Record<ScoreUnit, number> = { ms: 1, cs: 10, s: 1000 };
+
+export interface QueueOptions extends ConnectionOptions {
+  /** key prefix; groups live at `<prefix>:<g>` (default `task_group`) */
+  prefix?: string;
+  /** number of groups (shards), default 10 */
+  groups?: number;
+  /** unit of delayed-set scores, for sets other clients also write (default 'ms') */
+  scoreUnit?: ScoreUnit;
+  /** largest serialised body accepted, in bytes (default 1 MiB) */
+  maxBodyBytes?: number;
+  /** attempts per message unless add() says otherwise (default 3) */
+  attempts?: number;
+  /** retry backoff unless add() says otherwise (default exponential from 1 s) */
+  backoff?: Backoff;
+}
+
+export interface QueueConfig {
+  prefix: string;
+  groups: number;
+  scoreUnit: ScoreUnit;
+  unitMs: number;
+  maxBodyBytes: number;
+  attempts: number;
+  backoff: Backoff;
+}
+
+export function queueConfig(options: unknown): QueueConfig {
+  const {
+    prefix = 'task_group',
+    groups = 10,
+    scoreUnit = 'ms',
+    maxBodyBytes = 1024 * 1024,
+    attempts = 3,
+    backoff = { type: 'exponential', delay: 1000 },
+    redis: _redis,
+    cluster: _cluster,
+    connection: _connection,
+    ...rest
+  } = checkObject('options', options);
+  rejectUnknown('', rest);
+  if (typeof prefix !== 'string' || !/^[^\s{}]+$/.test(prefix)) {
+    throw errors.invalidOption('prefix', 'must be a non-empty string without spaces or braces', prefix);
+  }
+  if (scoreUnit !== 'ms' && scoreUnit !== 'cs' && scoreUnit !== 's') {
+    throw errors.invalidOption('scoreUnit', "must be 'ms', 'cs' or 's'", scoreUnit);
+  }
+  return {
+    prefix,
+    groups: checkInteger('groups', groups, 1, 1024),
+    scoreUnit,
+    unitMs: UNIT_MS[scoreUnit],
+    maxBodyBytes: checkInteger('maxBodyBytes', maxBodyBytes, 1, 512 * 1024 * 1024),
+    attempts: checkInteger('attempts', attempts, 1, 1000),
+    backoff: checkBackoff('backoff', backoff),
+  };
+}

@@ -1,0 +1,51 @@
+// Every error skyq throws is made here, by name, so callers can tell them
+// apart (`err.code`) and messages stay consistent.
+
+export type SkyqErrorCode =
+  | 'ERR_SKYQ_INVALID_OPTION'
+  | 'ERR_SKYQ_BODY'
+  | 'ERR_SKYQ_MALFORMED_RECORD'
+  | 'ERR_SKYQ_CLOSED'
+  | 'ERR_SKYQ_REDIS'
+  | 'ERR_SKYQ_ACTOR'
+  | 'ERR_SKYQ_TIMEOUT';
+
+export class SkyqError extends Error {
+  readonly code: SkyqErrorCode;
+  /** The option or field the error is about, when there is one. */
+  readonly field: string | undefined;
+
+  constructor(code: SkyqErrorCode, message: string, field?: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'SkyqError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+export const errors = {
+  invalidOption: (field: string, problem: string, value?: unknown) =>
+    new SkyqError(
+      'ERR_SKYQ_INVALID_OPTION',
+      `${field}: ${problem}${value === undefined ? '' : ` (got ${describe(value)})`}`,
+      field,
+    ),
+  body: (field: string, problem: string, cause?: unknown) =>
+    new SkyqError('ERR_SKYQ_BODY', `${field}: ${problem}`, field, cause),
+  malformedRecord: (id: string, problem: string) =>
+    new SkyqError('ERR_SKYQ_MALFORMED_RECORD', `message ${id}: malformed record: ${problem}`),
+  closed: (what: string) => new SkyqError('ERR_SKYQ_CLOSED', `${what} is closed`),
+  redis: (problem: string, cause?: unknown) =>
+    new SkyqError('ERR_SKYQ_REDIS', problem, undefined, cause),
+  actor: (problem: string, cause?: unknown) =>
+    new SkyqError('ERR_SKYQ_ACTOR', problem, undefined, cause),
+  timeout: (what: string, ms: number) =>
+    new SkyqError('ERR_SKYQ_TIMEOUT', `${what} did not answer within ${ms} ms`),
+};
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  return typeof value;
+}

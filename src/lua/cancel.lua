@@ -1,0 +1,11 @@
+-- cancel.lua: remove a message that has not started.
+-- KEYS: the group's keys (lib.lua)
+-- ARGV[1] id
+-- Returns 1 when it was delayed or ready and is gone now; 0 when it was not
+-- found, is being handled (active) or is a dead letter (see dead-purge.lua).
+local id = ARGV[1]
+if redis.call('ZREM', delayedKey, id) == 0 and redis.call('ZREM', readyKey, id) == 0 then
+  return 0
+end
+forget({ id })
+return 1

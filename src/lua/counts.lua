@@ -1,0 +1,10 @@
+-- counts.lua (read only): how many messages sit in each state of one group.
+-- KEYS: the group's keys (lib.lua)
+-- ARGV: none
+-- Returns { delayed, ready, active, dead }
+return {
+  redis.call('ZCARD', delayedKey),
+  redis.call('ZCARD', readyKey),
+  redis.call('ZCARD', activeKey),
+  redis.call('ZCARD', deadKey),
+}

@@ -1,0 +1,16 @@
+-- dead-purge.lua: delete dead letters for good.
+-- KEYS: the group's keys (lib.lua)
+-- ARGV[1] '*' for the oldest ARGV[2] dead letters, or 'ids' with ARGV[2..] ids
+-- Returns how many were deleted.
+local ids
+if ARGV[1] == '*' then
+  ids = redis.call('ZRANGE', deadKey, 0, tonumber(ARGV[2]) - 1)
+else
+  ids = membersOf(deadKey, { unpack(ARGV, 2) })
+end
+if #ids == 0 then
+  return 0
+end
+bulk('ZREM', deadKey, ids)
+forget(ids)
+return #ids

@@ -1,0 +1,85 @@
+// Validation of everything a caller passes in. Each check names the field, so
+// `add(body, { delay: -1 })` rejects with "delay: must be ≥ 0 (got -1)".
+import { errors } from './errors.js';
+import type { Backoff } from './record.js';
+
+export const MAX_PRIORITY = 1_000_000;
+export const MAX_ID_LENGTH = 256;
+const MAX_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
+
+export function checkInteger(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw errors.invalidOption(field, 'must be an integer', value);
+  }
+  if (value < min || value > max) {
+    throw errors.invalidOption(field, `must be between ${min} and ${max}`, value);
+  }
+  return value;
+}
+
+export function checkDuration(field: string, value: unknown, max = MAX_DELAY_MS): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw errors.invalidOption(field, 'must be a finite number of milliseconds', value);
+  }
+  if (value < 0) throw errors.invalidOption(field, 'must be ≥ 0', value);
+  if (value > max) throw errors.invalidOption(field, `must be ≤ ${max}`, value);
+  return Math.round(value);
+}
+
+export function checkEpochMs(field: string, value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+    throw errors.invalidOption(field, 'must be a Date or epoch milliseconds ≥ 0', value);
+  }
+  return Math.round(ms);
+}
+
+export function checkId(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw errors.invalidOption(field, 'must be a non-empty string', value);
+  }
+  if (value.length > MAX_ID_LENGTH) {
+    throw errors.invalidOption(field, `must be at most ${MAX_ID_LENGTH} characters`, value);
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting them is the point
+  if (/[\s\u0000-\u001f\u007f]/.test(value)) {
+    throw errors.invalidOption(field, 'must not contain spaces or control characters', value);
+  }
+  return value;
+}
+
+export function checkGroup(field: string, value: unknown, groups: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= groups) {
+    throw errors.invalidOption(field, `must be a group number from 0 to ${groups - 1}`, value);
+  }
+  return value;
+}
+
+export function checkBackoff(field: string, value: unknown): Backoff {
+  if (typeof value !== 'object' || value === null) {
+    throw errors.invalidOption(field, "must be { type: 'fixed' | 'exponential', delay: ms }", value);
+  }
+  const { type, delay, ...rest } = value as Record<string, unknown>;
+  rejectUnknown(field, rest);
+  if (type !== 'fixed' && type !== 'exponential') {
+    throw errors.invalidOption(`${field}.type`, "must be 'fixed' or 'exponential'", type);
+  }
+  return { type, delay: checkDuration(`${field}.delay`, delay) };
+}
+
+/** Unknown option names are typos more often than not: say so. */
+export function rejectUnknown(field: string, rest: Record<string, unknown>): void {
+  const names = Object.keys(rest).filter((name) => rest[name] !== undefined);
+  if (names.length > 0) {
+    const where = field ? `${field}: ` : '';
+    throw errors.invalidOption(names.join(', '), `${where}unknown option`);
+  }
+}
+
+export function checkObject(field: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw errors.invalidOption(field, 'must be an object', value);
+  }
+  return value as Record<string, unknown>;
+}

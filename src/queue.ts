@@ -1,0 +1,254 @@
+// The Queue: add, cancel, reschedule and inspect messages, plus the consumer
+// primitives (claim, ack, fail, extendLease) the actor runtime is built on.
+// Each state change is one Lua script call on one group's hash slot.
+import { type AddOptions, type PreparedMessage, dueArgument, prepareMessage } from './add-options.js';
+import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
+import { DeadLetters } from './dead-letters.js';
+import { errors } from './errors.js';
+import { groupKeys, homeGroup } from './keys.js';
+import { type Message, type PollResult, parseClaimReply } from './message.js';
+import { checkDuration, checkGroup, checkId, checkInteger, checkObject, rejectUnknown } from './options.js';
+import { type Body, type DecodedRecord, decodeRecord, headerOf } from './record.js';
+import { type RedisClient, connect } from './redis/connection.js';
+import { type ScriptName, Scripts } from './redis/scripts.js';
+
+export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
+
+export interface MessageInfo {
+  id: string;
+  group: number;
+  state: MessageState;
+  body: Body;
+  priority: number;
+  /** deliveries so far, the running one included */
+  attempts: number;
+  maxAttempts: number;
+  dueAt: number | null;
+  enqueuedAt: number | null;
+  lastError: string | null;
+  deadReason: string | null;
+}
+
+export interface GroupCounts {
+  group: number;
+  delayed: number;
+  ready: number;
+  active: number;
+  dead: number;
+}
+
+export interface PollOptions {
+  max?: number;
+  leaseMs?: number;
+  /** ids finished since the last poll: acked in the same call */
+  ack?: string[];
+}
+
+/** Messages per add.lua call: big enough to amortise, small enough to keep Redis responsive. */
+const ADD_CHUNK = 1000;
+/** Most due messages one claim promotes (or expired leases it recovers). */
+const PROMOTE_LIMIT = 5000;
+
+export class Queue {
+  readonly config: QueueConfig;
+  readonly client: RedisClient;
+  readonly deadLetters: DeadLetters;
+  readonly #scripts: Scripts;
+  readonly #ownsClient: boolean;
+  readonly #keys: string[][];
+  readonly #rawHeader: string;
+  #roundRobin = 0;
+  #closed = false;
+
+  constructor(options: QueueOptions = {}) {
+    this.config = queueConfig(options);
+    this.#ownsClient = options.connection === undefined;
+    this.client = options.connection ?? connect(options, { name: 'skyq' });
+    this.#scripts = new Scripts(this.client);
+    this.#keys = Array.from({ length: this.config.groups }, (_, g) => groupKeys(this.config.prefix, g));
+    const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
+    this.#rawHeader = `${headerOf({ ...defaults, backoff: this.config.backoff })}s`;
+    this.deadLetters = new DeadLetters(this.config, (name, group, args) => this.run(name, group, args));
+  }
+
+  /** Resolves once connected with every script loaded on every server. */
+  async ready(): Promise<void> {
+    await this.#scripts.preload();
+  }
+
+  async add(body: Body, options?: AddOptions): Promise<string> {
+    const [id] = await this.addBulk([{ body, options }]);
+    return id as string;
+  }
+
+  /** Adds many messages in one add.lua call per group and chunk of 1,000. */
+  async addBulk(items: { body: Body; options?: AddOptions | undefined }[]): Promise<string[]> {
+    if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
+    const many = items.length > 1;
+    const prepared = items.map((item, i) => {
+      const field = many ? `items[${i}]` : '';
+      if (typeof item !== 'object' || item === null) throw errors.invalidOption(field || 'item', 'must be { body, options }');
+      return prepareMessage(this.config, item.body, item.options, () => this.#nextGroup(), field);
+    });
+    const byGroup = new Map<number, number[]>();
+    prepared.forEach((message, index) => {
+      const list = byGroup.get(message.group) ?? [];
+      list.push(index);
+      byGroup.set(message.group, list);
+    });
+    const ids = new Array<string>(items.length);
+    const calls: Promise<void>[] = [];
+    for (const [group, indexes] of byGroup) {
+      for (let start = 0; start < indexes.length; start += ADD_CHUNK) {
+        const chunk = indexes.slice(start, start + ADD_CHUNK);
+        calls.push(this.#addChunk(group, chunk, prepared, ids));
+      }
+    }
+    await Promise.all(calls);
+    return ids;
+  }
+
+  async #addChunk(group: number, chunk: number[], prepared: PreparedMessage[], ids: string[]) {
+    const args: string[] = [String(this.config.unitMs), String(group)];
+    for (const index of chunk) args.push(...(prepared[index] as PreparedMessage).args);
+    const reply = (await this.run('add', group, args)) as string[];
+    chunk.forEach((index, i) => {
+      ids[index] = reply[i] as string;
+    });
+  }
+
+  /** Removes a delayed or ready message; false when unknown, running or dead. */
+  async cancel(id: string, options?: { group?: number }): Promise<boolean> {
+    return this.#onFirstGroup(id, options, (group) => this.run('cancel', group, [id]).then(Boolean));
+  }
+
+  /** Gives a delayed or ready message a new due time; false when unknown, running or dead. */
+  async reschedule(id: string, options: { delay?: number; runAt?: number | Date; group?: number }): Promise<boolean> {
+    const { delay, runAt, group, ...rest } = checkObject('options', options);
+    rejectUnknown('', rest);
+    if (delay === undefined && runAt === undefined) throw errors.invalidOption('delay', 'give delay or runAt');
+    const when = dueArgument(delay, runAt);
+    return this.#onFirstGroup(id, { group }, (g) =>
+      this.run('reschedule', g, [String(this.config.unitMs), id, when]).then(Boolean),
+    );
+  }
+
+  async get(id: string, options?: { group?: number }): Promise<MessageInfo | null> {
+    let found: MessageInfo | null = null;
+    await this.#onFirstGroup(id, options, async (group) => {
+      const reply = (await this.run('inspect', group, [String(this.config.unitMs), id])) as (string | false)[];
+      if (!reply[0]) return false;
+      found = this.#info(id, group, reply);
+      return true;
+    });
+    return found;
+  }
+
+  async counts(): Promise<GroupCounts[]> {
+    return Promise.all(
+      this.#keys.map(async (_, group) => {
+        const [delayed, ready, active, dead] = (await this.run('counts', group, [])) as number[];
+        return { group, delayed, ready, active, dead } as GroupCounts;
+      }),
+    );
+  }
+
+  /** Promotes what is due and leases up to `max` ready messages, by priority then age. */
+  async claim(group: number, max = 100, leaseMs = 30_000): Promise<Message[]> {
+    return (await this.poll(group, { max, leaseMs })).messages;
+  }
+
+  /** claim() with everything the runtime needs: next due time, and acks in the same call. */
+  async poll(group: number, options: PollOptions = {}): Promise<PollResult> {
+    checkGroup('group', group, this.config.groups);
+    const max = checkInteger('max', options.max ?? 100, 1, 10_000);
+    const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
+    const ack = (options.ack ?? []).map((id) => checkId('ack', id));
+    const args = [String(this.config.unitMs), max, leaseMs, PROMOTE_LIMIT, this.#rawHeader, ...ack];
+    const result = parseClaimReply(group, await this.run('claim', group, args));
+    // A record we cannot read must not stop the others: dead-letter it with the reason.
+    for (const bad of result.malformed) {
+      await this.run('fail', group, [String(this.config.unitMs), bad.id, bad.reason, 'dead', bad.reason]);
+    }
+    return result;
+  }
+
+  async ack(group: number, ids: string[]): Promise<number> {
+    checkGroup('group', group, this.config.groups);
+    if (ids.length === 0) return 0;
+    return (await this.run('ack', group, ids.map((id) => checkId('ids', id)))) as number;
+  }
+
+  /** Retries with the message's backoff, or dead-letters it after its last attempt. */
+  async fail(group: number, id: string, error: unknown): Promise<'retry' | 'dead' | 'gone'> {
+    checkGroup('group', group, this.config.groups);
+    const text = error instanceof Error ? error.message || error.name : String(error);
+    return (await this.run('fail', group, [String(this.config.unitMs), checkId('id', id), text, 'retry', ''])) as
+      | 'retry'
+      | 'dead'
+      | 'gone';
+  }
+
+  async extendLease(group: number, ids: string[], leaseMs: number): Promise<number> {
+    checkGroup('group', group, this.config.groups);
+    if (ids.length === 0) return 0;
+    return (await this.run('extend', group, [checkDuration('leaseMs', leaseMs), ...ids])) as number;
+  }
+
+  /** Runs one script against one group's keys. */
+  run(name: ScriptName, group: number, args: (string | number)[]): Promise<unknown> {
+    if (this.#closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.run(name, this.#keys[group] as string[], args);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  #nextGroup(): number {
+    const group = this.#roundRobin;
+    this.#roundRobin = (group + 1) % this.config.groups;
+    return group;
+  }
+
+  /** Tries the id's home group first, then every other group at once. */
+  async #onFirstGroup(
+    id: string,
+    options: { group?: unknown } | undefined,
+    attempt: (group: number) => Promise<boolean>,
+  ): Promise<boolean> {
+    checkId('id', id);
+    const named = options?.group;
+    if (named !== undefined) return attempt(checkGroup('group', named, this.config.groups));
+    const home = homeGroup(id, this.config.groups);
+    if (await attempt(home)) return true;
+    const others = this.#keys.map((_, g) => g).filter((g) => g !== home);
+    return (await Promise.all(others.map(attempt))).some(Boolean);
+  }
+
+  #info(id: string, group: number, reply: (string | false)[]): MessageInfo {
+    const [state, record, failed, lastError, deadReason, dueMs] = reply;
+    let decoded: DecodedRecord;
+    try {
+      decoded = decodeRecord(id, record || this.#rawHeader + id);
+    } catch {
+      // Show what is stored rather than hide the message.
+      decoded = { ...decodeRecord(id, this.#rawHeader), body: record || '' };
+    }
+    return {
+      id,
+      group,
+      state: state as MessageState,
+      body: decoded.body,
+      priority: decoded.priority,
+      attempts: Number(failed) + (state === 'active' ? 1 : 0),
+      maxAttempts: decoded.maxAttempts,
+      dueAt: dueMs ? Number(dueMs) : null,
+      enqueuedAt: decoded.enqueuedAt,
+      lastError: lastError || null,
+      deadReason: deadReason || null,
+    };
+  }
+}

@@ -1,0 +1,67 @@
+// The Lua scripts, each in its own file under ../lua with a header naming its
+// KEYS and ARGV. lib.lua is put in front of each; ioredis runs them by
+// EVALSHA (falling back to EVAL once per server when the cache is empty).
+import { readFileSync } from 'node:fs';
+import type { RedisClient } from './connection.js';
+import { isCluster } from './connection.js';
+
+export const SCRIPT_NAMES = [
+  'add',
+  'claim',
+  'ack',
+  'fail',
+  'extend',
+  'cancel',
+  'reschedule',
+  'inspect',
+  'counts',
+  'dead-list',
+  'dead-retry',
+  'dead-purge',
+] as const;
+
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** Every script takes the group's keys in the same order (see keys.ts). */
+const NUMBER_OF_KEYS = 11;
+const LUA_DIR = new URL('../lua/', import.meta.url);
+
+let sources: Map<ScriptName, string> | undefined;
+
+function loadSources(): Map<ScriptName, string> {
+  if (!sources) {
+    const lib = readFileSync(new URL('lib.lua', LUA_DIR), 'utf8');
+    sources = new Map(
+      SCRIPT_NAMES.map((name) => [name, `${lib}\n${readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8')}`]),
+    );
+  }
+  return sources;
+}
+
+const commandName = (name: ScriptName) => `skyq_${name.replace('-', '_')}`;
+
+type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
+
+export class Scripts {
+  readonly #client: RedisClient;
+
+  constructor(client: RedisClient) {
+    this.#client = client;
+    for (const [name, lua] of loadSources()) {
+      client.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua });
+    }
+  }
+
+  run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const command = (this.#client as unknown as Record<string, ScriptCommand>)[commandName(name)];
+    return (command as ScriptCommand).call(this.#client, ...keys, ...args);
+  }
+
+  /** Loads every script into every master now, so the first real call is EVALSHA. */
+  async preload(): Promise<void> {
+    const servers = isCluster(this.#client) ? this.#client.nodes('master') : [this.#client];
+    await Promise.all(
+      servers.flatMap((server) => [...loadSources().values()].map((lua) => server.script('LOAD', lua))),
+    );
+  }
+}
