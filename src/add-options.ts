@@ -33,25 +33,37 @@ export interface AddOptions {
   backoff?: Backoff;
 }
 
-/** 'd<delayMs>' or 'a<epochMs>', the form the scripts take a due time in. */
+/** 'd<delayMs>' or 'a<epochMs>', the form reschedule.lua takes a due time in. */
 export function dueArgument(
   delay: unknown,
   runAt: unknown,
   name: (option: string) => string = (option) => option,
 ): string {
+  const due = checkDue(delay, runAt, name);
+  return 'runAt' in due ? `a${due.runAt}` : `d${due.delay}`;
+}
+
+function checkDue(
+  delay: unknown,
+  runAt: unknown,
+  name: (option: string) => string,
+): { delay: number } | { runAt: number } {
   if (delay !== undefined && runAt !== undefined) {
     throw errors.invalidOption(name('delay'), 'give delay or runAt, not both');
   }
-  if (runAt !== undefined) return `a${checkEpochMs(name('runAt'), runAt)}`;
-  return `d${delay === undefined ? 0 : checkDuration(name('delay'), delay)}`;
+  if (runAt !== undefined) return { runAt: checkEpochMs(name('runAt'), runAt) };
+  return { delay: delay === undefined ? 0 : checkDuration(name('delay'), delay) };
 }
 
-/** One message, ready for add.lua: its group and its four script arguments. */
+/** One message, checked and encoded; the Queue gives it an id and a score. */
 export interface PreparedMessage {
   group: number;
-  args: [id: string, when: string, priority: string, record: string];
+  /** the caller's id, or '' for a generated one */
+  callerId: string;
+  due: { delay: number } | { runAt: number };
+  priority: number;
+  record: string;
 }
-
 export function prepareMessage(
   config: QueueConfig,
   body: unknown,
@@ -65,7 +77,7 @@ export function prepareMessage(
     options,
   );
   rejectUnknown(field, rest);
-  const when = dueArgument(delay, runAt, name);
+  const due = checkDue(delay, runAt, name);
   const callerId = id === undefined ? '' : checkId(name('id'), id);
   let target: number;
   if (group !== undefined) target = checkGroup(name('group'), group, config.groups);
@@ -85,12 +97,13 @@ export function prepareMessage(
       `is ${bytes} bytes, over the limit of ${config.maxBodyBytes} (maxBodyBytes)`,
     );
   }
+  const checkedPriority = checkInteger(name('priority'), priority, 0, MAX_PRIORITY);
   const header = headerOf({
     enqueuedAt: Date.now(),
-    priority: checkInteger(name('priority'), priority, 0, MAX_PRIORITY),
+    priority: checkedPriority,
     maxAttempts:
       attempts === undefined ? config.attempts : checkInteger(name('attempts'), attempts, 1, 1000),
     backoff: backoff === undefined ? config.backoff : checkBackoff(name('backoff'), backoff),
   });
-  return { group: target, args: [callerId, when, String(priority), header + text] };
+  return { group: target, callerId, due, priority: checkedPriority, record: header + text };
 }

@@ -42,13 +42,14 @@ export class DeadLetters {
   async list(options: { group?: number; offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-    const pages = await Promise.all(
-      this.#groups(options.group).map((group) => this.#page(group, offset, limit)),
-    );
+    const groups = this.#groups(options.group);
+    if (groups.length === 1) return this.#page(groups[0] as number, offset, limit);
+    // The offset counts in the merged order: take each group's first offset + limit.
+    const pages = await Promise.all(groups.map((group) => this.#page(group, 0, offset + limit)));
     return pages
       .flat()
       .sort((a, b) => a.diedAt - b.diedAt)
-      .slice(0, limit);
+      .slice(offset, offset + limit);
   }
 
   /** Puts dead letters back to work (ready now, attempts reset); returns how many. */
@@ -78,7 +79,8 @@ export class DeadLetters {
         for (;;) {
           const moved = (await this.#run(name, group, ['*', BATCH])) as number;
           total += moved;
-          if (moved < BATCH) return total;
+          // dead-retry leaves unreadable records in place, so a short batch is not the end.
+          if (moved === 0 || (name === 'dead-purge' && moved < BATCH)) return total;
         }
       }),
     );

@@ -5,7 +5,9 @@ import { type AddOptions, type PreparedMessage, dueArgument, prepareMessage } fr
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
 import { errors } from './errors.js';
-import { groupKeys, homeGroup } from './keys.js';
+import { RedisClock } from './clock.js';
+import { IdBlocks } from './id-blocks.js';
+import { groupKeys, homeGroup, keyOf } from './keys.js';
 import { type Message, type PollResult, parseClaimReply } from './message.js';
 import { checkDuration, checkGroup, checkId, checkInteger, checkObject, rejectUnknown } from './options.js';
 import { type Body, type DecodedRecord, decodeRecord, headerOf } from './record.js';
@@ -57,6 +59,8 @@ export class Queue {
   readonly #ownsClient: boolean;
   readonly #keys: string[][];
   readonly #rawHeader: string;
+  readonly #clock: RedisClock;
+  readonly #idBlocks: IdBlocks;
   #roundRobin = 0;
   #closed = false;
 
@@ -66,6 +70,8 @@ export class Queue {
     this.client = options.connection ?? connect(options, { name: 'skyq' });
     this.#scripts = new Scripts(this.client);
     this.#keys = Array.from({ length: this.config.groups }, (_, g) => groupKeys(this.config.prefix, g));
+    this.#clock = new RedisClock(this.client);
+    this.#idBlocks = new IdBlocks(this.client, this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq')));
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = `${headerOf({ ...defaults, backoff: this.config.backoff })}s`;
     this.deadLetters = new DeadLetters(this.config, (name, group, args) => this.run(name, group, args));
@@ -73,7 +79,7 @@ export class Queue {
 
   /** Resolves once connected with every script loaded on every server. */
   async ready(): Promise<void> {
-    await this.#scripts.preload();
+    await Promise.all([this.#scripts.preload(), this.#clock.measure()]);
   }
 
   async add(body: Body, options?: AddOptions): Promise<string> {
@@ -109,12 +115,25 @@ export class Queue {
   }
 
   async #addChunk(group: number, chunk: number[], prepared: PreparedMessage[], ids: string[]) {
-    const args: string[] = [String(this.config.unitMs), String(group)];
-    for (const index of chunk) args.push(...(prepared[index] as PreparedMessage).args);
-    const reply = (await this.run('add', group, args)) as string[];
-    chunk.forEach((index, i) => {
-      ids[index] = reply[i] as string;
+    const messages = chunk.map((index) => prepared[index] as PreparedMessage);
+    const generated = await this.#idBlocks.take(group, messages.filter((m) => !m.callerId).length);
+    const now = await this.#clock.now();
+    const unit = this.config.unitMs;
+    const args: string[] = ['0', ''];
+    let earliest = Number.POSITIVE_INFINITY;
+    let nextGenerated = 0;
+    messages.forEach((message, i) => {
+      const id = message.callerId || (generated[nextGenerated++] as string);
+      ids[chunk[i] as number] = id;
+      if (message.callerId) args[0] = '1';
+      const dueMs = 'runAt' in message.due ? message.due.runAt : now + message.due.delay;
+      // Due now goes straight to the ready set; later, to the delayed set.
+      const score = dueMs <= now ? '' : String(unit === 1 ? dueMs : dueMs / unit);
+      if (score && dueMs < earliest) earliest = dueMs;
+      args.push(id, score, String(message.priority), message.record);
     });
+    if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(unit === 1 ? earliest : earliest / unit);
+    await this.run('add', group, args);
   }
 
   /** Removes a delayed or ready message; false when unknown, running or dead. */
@@ -193,6 +212,13 @@ export class Queue {
     checkGroup('group', group, this.config.groups);
     if (ids.length === 0) return 0;
     return (await this.run('extend', group, [checkDuration('leaseMs', leaseMs), ...ids])) as number;
+  }
+
+  /** Hands leases back without counting an attempt (a consumer shutting down). */
+  async release(group: number, ids: string[]): Promise<number> {
+    checkGroup('group', group, this.config.groups);
+    if (ids.length === 0) return 0;
+    return (await this.run('release', group, ids)) as number;
   }
 
   /** Runs one script against one group's keys. */

@@ -1,34 +1,30 @@
 -- add.lua: add messages to one group.
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] unit: milliseconds per delayed-set score unit (1, 10 or 1000)
--- ARGV[2] group number, for generated ids "<group>:<seq36>"
--- then 4 per message: id ('' = generate), when ('d<delayMs>' or 'a<epochMs>'),
---   priority, record (lib.lua layout)
--- Returns the ids in order. A caller id that is still pending (delayed, ready,
--- active) is left as it is; one that is dead is replaced by the new message.
-local unit = tonumber(ARGV[1])
-local group = ARGV[2]
-local now = nowMs()
+-- ARGV[1] '1' when some ids are the caller's own (check them for duplicates)
+-- ARGV[2] earliest score among the delayed ones, '' when none
+-- then 4 per message: id, score ('' = ready now; else the delayed-set score,
+--   due time in the queue's unit), priority, record (lib.lua layout)
+-- Ids are made by the client from blocks it reserved on the seq key, and
+-- scores are formatted by the client: number-to-string work is slow in Lua.
+-- Returns the number of messages added. A caller id that is still pending
+-- (delayed, ready, active) is left as it is; a dead one is replaced.
 local count = (#ARGV - 2) / 4
 
--- Which caller ids are already pending (or repeated inside this call)?
-local callerIds = {}
-for i = 0, count - 1 do
-  local id = ARGV[3 + i * 4]
-  if id ~= '' then
-    callerIds[#callerIds + 1] = id
+local skip = nil
+if ARGV[1] == '1' then
+  skip = {}
+  local ids = {}
+  for i = 0, count - 1 do
+    ids[#ids + 1] = ARGV[3 + i * 4]
   end
-end
-local skip = {}
-local revived = {}
-if #callerIds > 0 then
-  local recs = bulkRead('HMGET', msgKey, callerIds)
-  local dead = bulkRead('ZMSCORE', deadKey, callerIds)
-  for i = 1, #callerIds do
+  local recs = bulkRead('HMGET', msgKey, ids)
+  local dead = bulkRead('ZMSCORE', deadKey, ids)
+  local revived = {}
+  for i = 1, #ids do
     if recs[i] and dead[i] then
-      revived[#revived + 1] = callerIds[i]
+      revived[#revived + 1] = ids[i]
     elseif recs[i] then
-      skip[callerIds[i]] = true
+      skip[ids[i]] = true
     end
   end
   if #revived > 0 then
@@ -37,38 +33,31 @@ if #callerIds > 0 then
   end
 end
 
--- One counter serves generated ids and ready-set order.
-local seq = redis.call('INCRBY', seqKey, count) - count
-
-local ids, delayed, ready, records, dues = {}, {}, {}, {}, {}
-local earliest = nil
+local delayed, ready, records, dues = {}, {}, {}, {}
+local now = nil
+local seq = nil
 for i = 0, count - 1 do
   local base = 3 + i * 4
-  local id, when, priority, record = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
-  seq = seq + 1
-  if id == '' then
-    id = group .. ':' .. base36(seq)
-  end
-  ids[#ids + 1] = id
-  if not skip[id] then
-    skip[id] = true
-    local dueMs = tonumber(string.sub(when, 2))
-    if string.sub(when, 1, 1) == 'd' then
-      dueMs = now + dueMs
+  local id, score = ARGV[base], ARGV[base + 1]
+  if skip == nil or not skip[id] then
+    if skip then
+      skip[id] = true
     end
     records[#records + 1] = id
-    records[#records + 1] = record
-    if dueMs <= now then
-      ready[#ready + 1] = readyScore(tonumber(priority), seq)
+    records[#records + 1] = ARGV[base + 3]
+    if score == '' then
+      if now == nil then
+        now = num(nowMs())
+        seq = redis.call('INCRBY', seqKey, count) - count
+      end
+      seq = seq + 1
+      ready[#ready + 1] = readyScore(tonumber(ARGV[base + 2]), seq)
       ready[#ready + 1] = id
       dues[#dues + 1] = id
-      dues[#dues + 1] = num(dueMs)
+      dues[#dues + 1] = now
     else
-      delayed[#delayed + 1] = num(dueMs / unit)
+      delayed[#delayed + 1] = score
       delayed[#delayed + 1] = id
-      if earliest == nil or dueMs < earliest then
-        earliest = dueMs
-      end
     end
   end
 end
@@ -76,8 +65,11 @@ end
 -- Signal before adding, so the comparison sees the old head of the set.
 if #ready > 0 then
   wake()
-elseif earliest then
-  wakeIfEarlier(earliest, unit)
+elseif ARGV[2] ~= '' and #delayed > 0 then
+  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+  if head[2] == nil or tonumber(ARGV[2]) < tonumber(head[2]) then
+    wake()
+  end
 end
 if #records > 0 then
   bulk('HSET', msgKey, records)
@@ -89,4 +81,4 @@ end
 if #delayed > 0 then
   bulk('ZADD', delayedKey, delayed)
 end
-return ids
+return #records / 2

@@ -8,6 +8,8 @@
 -- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|s'
 -- ARGV[6..] ids to ack first (optional)
 -- Returns { now, nextDueMs or -1, acked, id, record, failedAttempts, dueMs, ... }
+-- nextDueMs is now when ready messages are left, else the next due time or
+-- lease expiry, -1 when the group holds nothing pending.
 local unit = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])
@@ -17,7 +19,7 @@ local now = nowMs()
 
 local acked = 0
 if #ARGV > 5 then
-  acked = ackLeased({ unpack(ARGV, 6) })
+  acked = ackLeased(argvFrom(6))
 end
 
 local seq = nil
@@ -141,12 +143,12 @@ if #popped > 0 then
   end
 end
 
--- 4. More ready than taken: wake a sibling consumer. Nothing taken: say
+-- 4. More ready than taken: wake a sibling consumer. Ready set empty: say
 --    when the next message falls due or the next lease expires.
 if redis.call('ZCARD', readyKey) > 0 then
   wake()
   out[2] = now
-elseif #out == 3 then
+else
   local nextDue = -1
   local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
   if head[2] then

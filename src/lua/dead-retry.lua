@@ -6,7 +6,7 @@ local ids
 if ARGV[1] == '*' then
   ids = redis.call('ZRANGE', deadKey, 0, tonumber(ARGV[2]) - 1)
 else
-  ids = membersOf(deadKey, { unpack(ARGV, 2) })
+  ids = membersOf(deadKey, argvFrom(2))
 end
 if #ids == 0 then
   return 0

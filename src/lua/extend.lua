@@ -2,7 +2,7 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] new lease length in ms from now; ARGV[2..] ids
 -- Returns how many leases were renewed (ids no longer leased are skipped).
-local leased = membersOf(activeKey, { unpack(ARGV, 2) })
+local leased = membersOf(activeKey, argvFrom(2))
 if #leased == 0 then
   return 0
 end

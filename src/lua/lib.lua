@@ -45,6 +45,16 @@ local function bulkRead(cmd, key, list)
   return out
 end
 
+-- ARGV[first..] as a table. Not { unpack(ARGV, first) }: unpack() fails past
+-- about 8,000 values ("too many results to unpack"), and a poll may ack 10,000.
+local function argvFrom(first)
+  local out = {}
+  for i = first, #ARGV do
+    out[#out + 1] = ARGV[i]
+  end
+  return out
+end
+
 -- Returns priority, maxAttempts, backoff kind, backoff ms; nil when malformed.
 local function parseHeader(rec)
   local pri, att, kind, delay = string.match(rec, '^[0-9a-z]*|(%d+)|(%d+)|([fe])(%d+)|[sj]')

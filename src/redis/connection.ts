@@ -40,7 +40,11 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
     }
     for (const node of options.cluster) {
       if (typeof node?.host !== 'string' || !Number.isInteger(node?.port)) {
-        throw errors.invalidOption('cluster', 'every node needs a host string and a port number', node);
+        throw errors.invalidOption(
+          'cluster',
+          'every node needs a host string and a port number',
+          node,
+        );
       }
     }
     return new Cluster(options.cluster, { enableAutoPipelining: true, redisOptions: common });

@@ -11,6 +11,7 @@ export const SCRIPT_NAMES = [
   'ack',
   'fail',
   'extend',
+  'release',
   'cancel',
   'reschedule',
   'inspect',
@@ -32,7 +33,10 @@ function loadSources(): Map<ScriptName, string> {
   if (!sources) {
     const lib = readFileSync(new URL('lib.lua', LUA_DIR), 'utf8');
     sources = new Map(
-      SCRIPT_NAMES.map((name) => [name, `${lib}\n${readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8')}`]),
+      SCRIPT_NAMES.map((name) => [
+        name,
+        `${lib}\n${readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8')}`,
+      ]),
     );
   }
   return sources;
@@ -59,9 +63,13 @@ export class Scripts {
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */
   async preload(): Promise<void> {
+    // A cluster client knows its masters only once connected: before that nodes() is empty.
+    if (isCluster(this.#client)) await this.#client.ping();
     const servers = isCluster(this.#client) ? this.#client.nodes('master') : [this.#client];
     await Promise.all(
-      servers.flatMap((server) => [...loadSources().values()].map((lua) => server.script('LOAD', lua))),
+      servers.flatMap((server) =>
+        [...loadSources().values()].map((lua) => server.script('LOAD', lua)),
+      ),
     );
   }
 }

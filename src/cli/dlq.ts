@@ -1,0 +1,92 @@
+// skyq dlq list|retry|purge: look at and act on dead letters.
+import type { Command } from 'commander';
+import { Queue } from '../queue.js';
+import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
+import { parseCount } from './duration.js';
+import { table } from './table.js';
+
+interface DlqFlags extends ConnectionFlags {
+  group?: string;
+  ids?: string;
+  limit: string;
+  json?: boolean;
+}
+
+async function withQueue(flags: DlqFlags, work: (queue: Queue) => Promise<void>): Promise<void> {
+  const queue = new Queue(queueOptions(flags));
+  try {
+    await work(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
+function selection(flags: DlqFlags) {
+  return {
+    ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
+    ...(flags.ids ? { ids: flags.ids.split(',') } : {}),
+  };
+}
+
+export function registerDlq(program: Command): void {
+  const dlq = program.command('dlq').description('dead letters: list, retry or purge');
+  withConnectionFlags(dlq.command('list'))
+    .description('oldest dead letters first, with reason and last error')
+    .option('--group <g>', 'only this group')
+    .option('--limit <n>', 'how many', '50')
+    .option('--json', 'print JSON')
+    .action((flags: DlqFlags) =>
+      withQueue(flags, async (queue) => {
+        const letters = await queue.deadLetters.list({
+          ...selection(flags),
+          limit: parseCount(flags.limit, 'limit'),
+        });
+        if (flags.json) return printJson(letters);
+        if (letters.length === 0) return console.log('no dead letters');
+        console.log(
+          table(
+            ['id', 'group', 'died', 'attempts', 'reason', 'last error', 'body'],
+            letters.map((l) => [
+              l.id,
+              l.group,
+              new Date(l.diedAt).toISOString(),
+              l.attempts,
+              l.reason,
+              l.lastError ?? '',
+              JSON.stringify(l.body).slice(0, 40),
+            ]),
+          ),
+        );
+      }),
+    );
+  for (const [name, what] of [
+    ['retry', 'put dead letters back to work'],
+    ['purge', 'delete dead letters for good'],
+  ] as const) {
+    withConnectionFlags(dlq.command(name))
+      .description(`${what} (all, or --group / --ids)`)
+      .option('--group <g>', 'only this group')
+      .option('--ids <ids>', 'only these ids, comma separated')
+      .action((flags: DlqFlags) =>
+        withQueue(flags, async (queue) => {
+          const count = await queue.deadLetters[name](selection(flags));
+          console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
+        }),
+      );
+  }
+}
+
+export function registerCancel(program: Command): void {
+  withConnectionFlags(program.command('cancel <id>'))
+    .description('cancel a delayed or ready message')
+    .action(async (id: string, flags: ConnectionFlags) => {
+      const queue = new Queue(queueOptions(flags));
+      try {
+        const done = await queue.cancel(id);
+        console.log(done ? `cancelled ${id}` : `${id}: not found, running or dead (nothing cancelled)`);
+        if (!done) process.exitCode = 1;
+      } finally {
+        await queue.close();
+      }
+    });
+}

@@ -1,0 +1,76 @@
+// skyq start: run the actors until SIGINT/SIGTERM. The first signal drains
+// (stop claiming, finish or hand back in-flight work); a second exits now.
+import type { Command } from 'commander';
+import { type StartOptions, startActors } from '../runtime/launcher.js';
+import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
+import { parseCount, parseDuration, parseGroupList } from './duration.js';
+import { embeddedRedis } from './embedded.js';
+
+interface StartFlags extends ConnectionFlags {
+  only?: string;
+  concurrency: string;
+  batch: string;
+  lease: string;
+  timeout: string;
+  handler?: string;
+  pool: string;
+  logDir: string;
+  logLevel: string;
+  grace: string;
+}
+
+export function registerStart(program: Command): void {
+  withConnectionFlags(program.command('start'))
+    .description('run one actor per group (and a coordinator) until stopped')
+    .option('--only <groups>', 'run only these groups, e.g. 0,3,7')
+    .option('--concurrency <n>', 'handlers running at once per actor', '100')
+    .option('--batch <n>', 'most messages leased per poll', '200')
+    .option('--lease <duration>', 'lease length, renewed while a handler runs', '30s')
+    .option('--timeout <duration>', 'fail a handler that runs longer (0 = no limit)', '0')
+    .option('--handler <module>', 'module whose default export is async (job) => {}')
+    .option('--pool <n>', 'run the handler on a shared piscina pool of n threads', '0')
+    .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')
+    .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
+    .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
+    .action(async (flags: StartFlags) => {
+      const embedded = noRedisNamed(flags) ? await embeddedRedis((line) => console.log(line)) : null;
+      const base = queueOptions(flags);
+      const options: StartOptions = {
+        ...base,
+        ...(embedded ? { redis: embedded.url } : {}),
+        concurrency: parseCount(flags.concurrency, 'concurrency'),
+        batch: parseCount(flags.batch, 'batch'),
+        leaseMs: parseDuration(flags.lease, 'lease'),
+        timeoutMs: parseDuration(flags.timeout, 'timeout'),
+        pool: parseCount(flags.pool, 'pool'),
+        logDir: flags.logDir,
+        logLevel: flags.logLevel,
+        graceMs: parseDuration(flags.grace, 'grace'),
+        ...(flags.handler ? { handler: flags.handler } : {}),
+        ...(flags.only ? { only: parseGroupList(flags.only) } : {}),
+      };
+      const launcher = await startActors(options).catch(async (error) => {
+        await embedded?.server?.stop();
+        throw error;
+      });
+      const where = options.cluster ? `cluster ${flags.cluster}` : (options.redis ?? 'redis://127.0.0.1:6379');
+      console.log(
+        `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
+      );
+      let signals = 0;
+      const shutdown = async (signal: string) => {
+        signals++;
+        if (signals > 1) {
+          console.log(`skyq: second ${signal}, exiting now`);
+          process.exit(130);
+        }
+        console.log(`skyq: ${signal}: draining (another signal exits at once)`);
+        await launcher.stop();
+        await embedded?.server?.stop();
+        console.log('skyq: stopped');
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    });
+}

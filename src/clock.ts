@@ -1,0 +1,40 @@
+// Due times are computed by the producer (formatting numbers is slow inside
+// Lua) but must be on Redis's clock, which every consumer reads with TIME.
+// This keeps the offset between the two, measured from TIME round trips.
+import type { RedisClient } from './redis/connection.js';
+
+const REFRESH_MS = 60_000;
+
+export class RedisClock {
+  readonly #client: RedisClient;
+  #offset = 0;
+  #measuredAt = 0;
+  #measuring: Promise<void> | null = null;
+
+  constructor(client: RedisClient) {
+    this.#client = client;
+  }
+
+  /** Redis time in ms; measures the offset first if it never did. */
+  async now(): Promise<number> {
+    if (this.#measuredAt === 0) await this.measure();
+    else if (Date.now() - this.#measuredAt > REFRESH_MS) void this.measure().catch(() => undefined);
+    return Date.now() + this.#offset;
+  }
+
+  measure(): Promise<void> {
+    this.#measuring ??= this.#sample().finally(() => {
+      this.#measuring = null;
+    });
+    return this.#measuring;
+  }
+
+  async #sample(): Promise<void> {
+    const sent = Date.now();
+    const [seconds, micros] = await this.#client.time();
+    const received = Date.now();
+    const redisMs = Number(seconds) * 1000 + Number(micros) / 1000;
+    this.#offset = Math.round(redisMs - (sent + received) / 2);
+    this.#measuredAt = received;
+  }
+}

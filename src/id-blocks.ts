@@ -1,0 +1,54 @@
+// Generated ids are "<group>:<n in base36>", n from the group's seq counter.
+// The producer reserves n in blocks with one INCRBY, so add.lua does no
+// number formatting (slow in Lua) and ids stay short (memory per message).
+import type { RedisClient } from './redis/connection.js';
+
+const MIN_BLOCK = 1000;
+
+interface Block {
+  next: number;
+  end: number;
+}
+
+export class IdBlocks {
+  readonly #client: RedisClient;
+  readonly #seqKeys: string[];
+  readonly #blocks = new Map<number, Block>();
+  readonly #reserving = new Map<number, Promise<void>>();
+
+  constructor(client: RedisClient, seqKeys: string[]) {
+    this.#client = client;
+    this.#seqKeys = seqKeys;
+  }
+
+  /** `count` new ids for `group`, unique across every producer. */
+  async take(group: number, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    while (ids.length < count) {
+      const block = this.#blocks.get(group);
+      if (!block || block.next > block.end) {
+        await this.#reserve(group, count - ids.length);
+        continue;
+      }
+      const last = Math.min(block.end, block.next + count - ids.length - 1);
+      for (let n = block.next; n <= last; n++) ids.push(`${group}:${n.toString(36)}`);
+      block.next = last + 1;
+    }
+    return ids;
+  }
+
+  #reserve(group: number, wanted: number): Promise<void> {
+    let pending = this.#reserving.get(group);
+    if (!pending) {
+      const size = Math.max(MIN_BLOCK, wanted);
+      pending = this.#client
+        .incrby(this.#seqKeys[group] as string, size)
+        .then((end) => {
+          this.#blocks.set(group, { next: end - size + 1, end });
+        })
+        .finally(() => this.#reserving.delete(group));
+      this.#reserving.set(group, pending);
+    }
+    return pending;
+  }
+}

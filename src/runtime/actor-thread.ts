@@ -1,0 +1,66 @@
+// Everything an actor thread does at start: connect, load scripts, load the
+// handler, then say "ready" to the launcher, or "failed" with the reason.
+import type { MessagePort } from 'node:worker_threads';
+import { type QueueOptions, queueConfig } from '../config.js';
+import { keyOf } from '../keys.js';
+import { Queue } from '../queue.js';
+import { connect } from '../redis/connection.js';
+import { Actor, type ActorSettings, type Handler } from './actor.js';
+import { type PoolApi, defaultHandler, importHandler, poolHandler } from './handler.js';
+import { actorLogFile, fileLogger } from './logger.js';
+import { type Remote, remote, serve } from './rpc.js';
+import { Waker } from './waker.js';
+
+export interface ActorThreadData {
+  settings: ActorSettings;
+  queue: QueueOptions;
+  /** file URL of the handler module; null = the default handler */
+  handler: string | null;
+  logDir: string;
+  logLevel: string;
+  /** how many times this group's actor was restarted before */
+  restarts: number;
+  coordinatorPort: MessagePort;
+  /** present when handlers run in the launcher's piscina pool */
+  poolPort: MessagePort | null;
+}
+
+export type ActorReport = { kind: 'ready' } | { kind: 'failed'; reason: string };
+
+export async function runActorThread(parent: MessagePort, data: ActorThreadData): Promise<void> {
+  const { group } = data.settings;
+  const { logger, flush } = fileLogger(actorLogFile(data.logDir, group), { group }, data.logLevel);
+  let queue: Queue | undefined;
+  try {
+    if (data.restarts > 0) logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
+    queue = new Queue(data.queue);
+    await queue.ready();
+    const config = queueConfig(data.queue);
+    const waker = new Waker(connect(data.queue, { name: `skyq-wake-${group}`, blocking: true }), keyOf(config.prefix, group, 'wake'));
+    let handler: Handler;
+    if (data.poolPort) handler = poolHandler(remote<PoolApi>(data.poolPort) as Remote<PoolApi>);
+    else if (data.handler) handler = await importHandler(data.handler);
+    else handler = defaultHandler(logger);
+    const actor = new Actor(data.settings, queue, waker, handler, logger);
+    const api = actor.api();
+    const drain = api.drain;
+    // Closing connections and flushing the log belong to the drain the launcher asks for.
+    api.drain = async (graceMs) => {
+      const result = await drain(graceMs);
+      waker.close();
+      await queue?.close();
+      flush();
+      return result;
+    };
+    serve(api, parent);
+    serve(api, data.coordinatorPort);
+    actor.start();
+    parent.postMessage({ kind: 'ready' } satisfies ActorReport);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.error({ event: 'start-failed', err: reason }, 'actor could not start');
+    flush();
+    await queue?.close().catch(() => undefined);
+    parent.postMessage({ kind: 'failed', reason } satisfies ActorReport);
+  }
+}

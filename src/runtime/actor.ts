@@ -1,0 +1,232 @@
+// One actor serves one group: poll (ack what finished, promote what is due,
+// lease a batch) → run handlers, up to `concurrency` at once → poll again.
+// When nothing is ready it waits in the Waker until the next due time or a
+// producer's signal. The actor never dies of a message: a handler that throws
+// or times out fails that message, nothing more.
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
+import type { Message } from '../message.js';
+import type { Queue } from '../queue.js';
+import type { Logger } from './logger.js';
+import { type ActorStat, type Counters, LatenessHistogram, emptyCounters } from './metrics.js';
+import type { Waker } from './waker.js';
+
+export interface JobContext {
+  /** aborted when the handler runs past the actor's timeout */
+  signal: AbortSignal;
+}
+
+export type Handler = (job: Message, context: JobContext) => unknown;
+
+export interface ActorSettings {
+  group: number;
+  /** handlers running at once */
+  concurrency: number;
+  /** most messages leased per poll */
+  batch: number;
+  leaseMs: number;
+  /** fail a handler that runs longer (0 = no limit) */
+  timeoutMs: number;
+}
+
+/** What every actor answers without handler code: skynet's debug protocol. */
+export interface ActorApi {
+  ping(): 'pong';
+  stat(): ActorStat;
+  mem(): { heapUsed: number; heapTotal: number; external: number };
+  drain(graceMs: number): Promise<{ released: number }>;
+}
+
+const ERROR_PAUSE_MS = 500;
+const now = () => performance.timeOrigin + performance.now();
+
+export class Actor {
+  readonly #settings: ActorSettings;
+  readonly #queue: Queue;
+  readonly #waker: Waker;
+  readonly #handler: Handler;
+  readonly #log: Logger;
+  readonly #counters: Counters = emptyCounters();
+  readonly #lateness = new LatenessHistogram();
+  readonly #inFlight = new Map<string, AbortController>();
+  #finished: string[] = [];
+  #state: ActorStat['state'] = 'starting';
+  #lastError: string | null = null;
+  #loop: Promise<void> = Promise.resolve();
+  #leaseTimer: NodeJS.Timeout | undefined;
+  readonly #startedAt = Date.now();
+
+  constructor(settings: ActorSettings, queue: Queue, waker: Waker, handler: Handler, log: Logger) {
+    this.#settings = settings;
+    this.#queue = queue;
+    this.#waker = waker;
+    this.#handler = handler;
+    this.#log = log;
+  }
+
+  start(): void {
+    this.#state = 'running';
+    const renewEvery = Math.max(50, Math.floor(this.#settings.leaseMs / 3));
+    this.#leaseTimer = setInterval(() => this.#renewLeases(), renewEvery);
+    this.#loop = this.#run();
+    this.#log.info({ event: 'started', ...this.#settings }, 'actor started');
+  }
+
+  api(): ActorApi {
+    return {
+      ping: () => 'pong',
+      stat: () => this.stat(),
+      mem: () => {
+        const heap = getHeapStatistics();
+        return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory };
+      },
+      drain: (graceMs) => this.drain(graceMs),
+    };
+  }
+
+  stat(): ActorStat {
+    return {
+      ...this.#counters,
+      inFlight: this.#inFlight.size,
+      group: this.#settings.group,
+      threadId,
+      state: this.#state,
+      startedAt: this.#startedAt,
+      lastError: this.#lastError,
+      lateness: this.#lateness.summary(),
+      histogram: this.#lateness.encode(),
+    };
+  }
+
+  /** Stop claiming, let handlers finish for up to graceMs, hand the rest back. */
+  async drain(graceMs: number): Promise<{ released: number }> {
+    if (this.#state !== 'running') return { released: 0 };
+    this.#state = 'draining';
+    this.#waker.poke();
+    await this.#loop;
+    const deadline = Date.now() + graceMs;
+    while (this.#inFlight.size > 0 && Date.now() < deadline) {
+      await this.#waker.wait(deadline - Date.now());
+    }
+    clearInterval(this.#leaseTimer);
+    const unfinished = [...this.#inFlight.keys()];
+    let released = 0;
+    try {
+      await this.#queue.ack(this.#settings.group, this.#takeFinished());
+      released = await this.#queue.release(this.#settings.group, unfinished);
+    } catch (error) {
+      // Redis is gone: the leases will expire and the messages come back anyway.
+      this.#log.error({ event: 'drain-error', err: error }, 'could not hand leases back');
+    }
+    this.#state = 'stopped';
+    this.#log.info({ event: 'stopped', released, ...this.#counters }, 'actor stopped');
+    return { released };
+  }
+
+  async #run(): Promise<void> {
+    const { group, concurrency, batch, leaseMs } = this.#settings;
+    while (this.#state === 'running') {
+      const room = concurrency - this.#inFlight.size;
+      if (room <= 0) {
+        await this.#waker.wait(-1);
+        continue;
+      }
+      const ack = this.#takeFinished();
+      const max = Math.min(room, batch);
+      let polled: Awaited<ReturnType<Queue['poll']>>;
+      try {
+        polled = await this.#queue.poll(group, { max, leaseMs, ack });
+      } catch (error) {
+        this.#finished.push(...ack);
+        this.#noteError('poll failed', error);
+        await this.#waker.wait(ERROR_PAUSE_MS);
+        continue;
+      }
+      for (const bad of polled.malformed) {
+        this.#counters.dead++;
+        this.#log.warn({ event: 'dead', job: bad.id, reason: bad.reason }, 'malformed message dead-lettered');
+      }
+      for (const message of polled.messages) this.#start(message);
+      if (polled.messages.length === max) continue;
+      const sleep = polled.nextDueAt < 0 ? -1 : Math.max(0, polled.nextDueAt - polled.now);
+      await this.#waker.wait(sleep);
+    }
+  }
+
+  #start(message: Message): void {
+    this.#counters.claimed++;
+    this.#lateness.recordMs(now() - message.dueAt);
+    const abort = new AbortController();
+    this.#inFlight.set(message.id, abort);
+    this.#runHandler(message, abort)
+      .then(
+        () => {
+          this.#counters.done++;
+          this.#finished.push(message.id);
+          this.#log.debug({ event: 'done', job: message.id }, 'done');
+        },
+        (error) => this.#failed(message, error),
+      )
+      .finally(() => {
+        this.#inFlight.delete(message.id);
+        this.#waker.poke();
+      });
+  }
+
+  async #runHandler(message: Message, abort: AbortController): Promise<void> {
+    const { timeoutMs } = this.#settings;
+    const run = Promise.resolve().then(() => this.#handler(message, { signal: abort.signal }));
+    if (timeoutMs <= 0) {
+      await run;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new Error(`handler timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([run, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #failed(message: Message, error: unknown): Promise<void> {
+    this.#counters.failed++;
+    const text = error instanceof Error ? error.message : String(error);
+    try {
+      const outcome = await this.#queue.fail(this.#settings.group, message.id, text);
+      if (outcome === 'retry') this.#counters.retried++;
+      if (outcome === 'dead') this.#counters.dead++;
+      const level = outcome === 'dead' ? 'error' : 'warn';
+      this.#log[level]({ event: outcome === 'dead' ? 'dead' : 'failed', job: message.id, attempt: message.attempts, err: text, outcome }, 'handler failed');
+    } catch (failError) {
+      // The lease will expire and the message comes back: nothing is lost.
+      this.#noteError(`could not record the failure of ${message.id}`, failError);
+    }
+  }
+
+  async #renewLeases(): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    try {
+      await this.#queue.extendLease(this.#settings.group, [...this.#inFlight.keys()], this.#settings.leaseMs);
+    } catch (error) {
+      this.#noteError('lease renewal failed', error);
+    }
+  }
+
+  #takeFinished(): string[] {
+    const ids = this.#finished;
+    this.#finished = [];
+    return ids;
+  }
+
+  #noteError(what: string, error: unknown): void {
+    this.#lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    this.#log.error({ event: 'error', err: error }, what);
+  }
+}

@@ -1,0 +1,132 @@
+// Keeps one group's actor thread alive: starts it, waits for its "ready",
+// and when it dies restarts it with a growing pause. Its messages come back
+// through their leases, so a crash costs time, never messages.
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { errors } from '../errors.js';
+import type { ActorApi } from './actor.js';
+import type { ActorReport, ActorThreadData } from './actor-thread.js';
+import { type Remote, release, remote, withTimeout } from './rpc.js';
+import { workerFile } from './worker-path.js';
+
+export interface SupervisorHooks {
+  /** what the new thread gets; ports are made fresh for every start */
+  threadData(restarts: number, coordinatorPort: MessagePort, poolPort: MessagePort | null): ActorThreadData;
+  /** the coordinator's end of a new actor's port */
+  attach(group: number, port: MessagePort): Promise<void>;
+  detach(group: number): Promise<void>;
+  /** a pool port for a new actor, or null without a pool */
+  poolPort(): MessagePort | null;
+  crashed(group: number, reason: string, restarts: number, pauseMs: number): void;
+}
+
+const FIRST_PAUSE_MS = 100;
+const MAX_PAUSE_MS = 10_000;
+/** An actor that lived this long starts its pauses from the beginning again. */
+const HEALTHY_MS = 30_000;
+
+export class Supervisor {
+  readonly group: number;
+  readonly #hooks: SupervisorHooks;
+  readonly #readyTimeoutMs: number;
+  #worker: Worker | null = null;
+  #actor: Remote<ActorApi> | null = null;
+  #restarts = 0;
+  #pause = FIRST_PAUSE_MS;
+  #stopping = false;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #crashReason: string | null = null;
+
+  constructor(group: number, hooks: SupervisorHooks, readyTimeoutMs: number) {
+    this.group = group;
+    this.#hooks = hooks;
+    this.#readyTimeoutMs = readyTimeoutMs;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get actor(): Remote<ActorApi> | null {
+    return this.#actor;
+  }
+
+  /** Resolves when the actor said ready; rejects with its reason when it could not start. */
+  async start(): Promise<void> {
+    const channel = new MessageChannel();
+    const poolPort = this.#hooks.poolPort();
+    const data = this.#hooks.threadData(this.#restarts, channel.port1, poolPort);
+    const transfer = poolPort ? [channel.port1, poolPort] : [channel.port1];
+    const worker = new Worker(workerFile('actor'), { workerData: data, transferList: transfer });
+    this.#worker = worker;
+    const bornAt = Date.now();
+    const report = new Promise<ActorReport>((resolve) => {
+      worker.on('message', (message: ActorReport) => {
+        if (message && (message.kind === 'ready' || message.kind === 'failed')) resolve(message);
+      });
+      worker.once('exit', (code) => resolve({ kind: 'failed', reason: `thread exited with code ${code}` }));
+      worker.once('error', (error) => resolve({ kind: 'failed', reason: error.message }));
+    });
+    const answer = await withTimeout(report, this.#readyTimeoutMs, `actor ${this.group} start`).catch(
+      (error: Error): ActorReport => ({ kind: 'failed', reason: error.message }),
+    );
+    if (answer.kind === 'failed') {
+      await worker.terminate();
+      throw errors.actor(`actor ${this.group} failed to start: ${answer.reason}`);
+    }
+    await this.#hooks.attach(this.group, channel.port2);
+    this.#actor = remote<ActorApi>(worker);
+    worker.once('exit', (code) => void this.#exited(worker, code, Date.now() - bornAt));
+    worker.on('error', (error) => {
+      this.#crashReason = error.stack ?? error.message;
+    });
+  }
+
+  /** Drain (finish or hand back in-flight work), then end the thread. */
+  async stop(graceMs: number): Promise<{ released: number }> {
+    this.#stopping = true;
+    clearTimeout(this.#restartTimer);
+    const worker = this.#worker;
+    const actor = this.#actor;
+    this.#worker = null;
+    this.#actor = null;
+    if (!worker || !actor) return { released: 0 };
+    let result = { released: 0 };
+    try {
+      result = await withTimeout(actor.drain(graceMs), graceMs + 5000, `actor ${this.group} drain`);
+    } catch {
+      // A stuck actor: its leases expire and the messages come back.
+    }
+    release(actor);
+    await this.#hooks.detach(this.group);
+    await worker.terminate();
+    return result;
+  }
+
+  async #exited(worker: Worker, code: number, livedMs: number): Promise<void> {
+    if (this.#stopping || worker !== this.#worker) return;
+    if (this.#actor) release(this.#actor);
+    this.#actor = null;
+    this.#worker = null;
+    await this.#hooks.detach(this.group);
+    if (livedMs > HEALTHY_MS) this.#pause = FIRST_PAUSE_MS;
+    this.#restarts++;
+    const pause = this.#pause;
+    this.#pause = Math.min(MAX_PAUSE_MS, this.#pause * 2);
+    const reason = this.#crashReason ?? `thread exited with code ${code}`;
+    this.#crashReason = null;
+    this.#hooks.crashed(this.group, reason, this.#restarts, pause);
+    this.#restartTimer = setTimeout(() => void this.#restart(), pause);
+  }
+
+  async #restart(): Promise<void> {
+    if (this.#stopping) return;
+    try {
+      await this.start();
+    } catch (error) {
+      // Could not come back (Redis down?): try again after a longer pause.
+      this.#hooks.crashed(this.group, (error as Error).message, this.#restarts, this.#pause);
+      this.#restartTimer = setTimeout(() => void this.#restart(), this.#pause);
+      this.#pause = Math.min(MAX_PAUSE_MS, this.#pause * 2);
+    }
+  }
+}
