@@ -1,9 +1,8 @@
 // Turns add(body, options) into the arguments of add.lua for one message.
 import type { QueueConfig } from './config.js';
 import { errors } from './errors.js';
-import { homeGroup, hashString } from './keys.js';
+import { hashString, homeGroup } from './keys.js';
 import {
-  MAX_PRIORITY,
   checkBackoff,
   checkDuration,
   checkEpochMs,
@@ -11,6 +10,7 @@ import {
   checkId,
   checkInteger,
   checkObject,
+  MAX_PRIORITY,
   rejectUnknown,
 } from './options.js';
 import { type Backoff, headerOf, serialiseBody } from './record.js';
@@ -72,10 +72,17 @@ export function prepareMessage(
   field = '',
 ): PreparedMessage {
   const name = (option: string) => (field ? `${field}.${option}` : option);
-  const { delay, runAt, priority = 0, id, key, group, attempts, backoff, ...rest } = checkObject(
-    name('options'),
-    options,
-  );
+  const {
+    delay,
+    runAt,
+    priority = 0,
+    id,
+    key,
+    group,
+    attempts,
+    backoff,
+    ...rest
+  } = checkObject(name('options'), options);
   rejectUnknown(field, rest);
   const due = checkDue(delay, runAt, name);
   const callerId = id === undefined ? '' : checkId(name('id'), id);

@@ -47,7 +47,11 @@ export function queueConfig(options: unknown): QueueConfig {
   } = checkObject('options', options);
   rejectUnknown('', rest);
   if (typeof prefix !== 'string' || !/^[^\s{}]+$/.test(prefix)) {
-    throw errors.invalidOption('prefix', 'must be a non-empty string without spaces or braces', prefix);
+    throw errors.invalidOption(
+      'prefix',
+      'must be a non-empty string without spaces or braces',
+      prefix,
+    );
   }
   if (scoreUnit !== 'ms' && scoreUnit !== 'cs' && scoreUnit !== 's') {
     throw errors.invalidOption('scoreUnit', "must be 'ms', 'cs' or 's'", scoreUnit);

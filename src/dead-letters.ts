@@ -39,7 +39,9 @@ export class DeadLetters {
   }
 
   /** Oldest first; without a group, the oldest `limit` over all groups. */
-  async list(options: { group?: number; offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
+  async list(
+    options: { group?: number; offset?: number; limit?: number } = {},
+  ): Promise<DeadLetter[]> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const groups = this.#groups(options.group);

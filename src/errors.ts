@@ -44,8 +44,10 @@ export const errors = {
 };
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null)
+    return String(value);
   if (typeof value === 'bigint') return `${value}n`;
   return typeof value;
 }

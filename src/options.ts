@@ -57,7 +57,11 @@ export function checkGroup(field: string, value: unknown, groups: number): numbe
 
 export function checkBackoff(field: string, value: unknown): Backoff {
   if (typeof value !== 'object' || value === null) {
-    throw errors.invalidOption(field, "must be { type: 'fixed' | 'exponential', delay: ms }", value);
+    throw errors.invalidOption(
+      field,
+      "must be { type: 'fixed' | 'exponential', delay: ms }",
+      value,
+    );
   }
   const { type, delay, ...rest } = value as Record<string, unknown>;
   rejectUnknown(field, rest);

@@ -1,17 +1,29 @@
 // The Queue: add, cancel, reschedule and inspect messages, plus the consumer
 // primitives (claim, ack, fail, extendLease) the actor runtime is built on.
 // Each state change is one Lua script call on one group's hash slot.
-import { type AddOptions, type PreparedMessage, dueArgument, prepareMessage } from './add-options.js';
+import {
+  type AddOptions,
+  dueArgument,
+  type PreparedMessage,
+  prepareMessage,
+} from './add-options.js';
+import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
 import { errors } from './errors.js';
-import { RedisClock } from './clock.js';
 import { IdBlocks } from './id-blocks.js';
 import { groupKeys, homeGroup, keyOf } from './keys.js';
 import { type Message, type PollResult, parseClaimReply } from './message.js';
-import { checkDuration, checkGroup, checkId, checkInteger, checkObject, rejectUnknown } from './options.js';
+import {
+  checkDuration,
+  checkGroup,
+  checkId,
+  checkInteger,
+  checkObject,
+  rejectUnknown,
+} from './options.js';
 import { type Body, type DecodedRecord, decodeRecord, headerOf } from './record.js';
-import { type RedisClient, connect } from './redis/connection.js';
+import { connect, type RedisClient } from './redis/connection.js';
 import { type ScriptName, Scripts } from './redis/scripts.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
@@ -69,12 +81,19 @@ export class Queue {
     this.#ownsClient = options.connection === undefined;
     this.client = options.connection ?? connect(options, { name: 'skyq' });
     this.#scripts = new Scripts(this.client);
-    this.#keys = Array.from({ length: this.config.groups }, (_, g) => groupKeys(this.config.prefix, g));
+    this.#keys = Array.from({ length: this.config.groups }, (_, g) =>
+      groupKeys(this.config.prefix, g),
+    );
     this.#clock = new RedisClock(this.client);
-    this.#idBlocks = new IdBlocks(this.client, this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq')));
+    this.#idBlocks = new IdBlocks(
+      this.client,
+      this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq')),
+    );
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = `${headerOf({ ...defaults, backoff: this.config.backoff })}s`;
-    this.deadLetters = new DeadLetters(this.config, (name, group, args) => this.run(name, group, args));
+    this.deadLetters = new DeadLetters(this.config, (name, group, args) =>
+      this.run(name, group, args),
+    );
   }
 
   /** Resolves once connected with every script loaded on every server. */
@@ -93,7 +112,8 @@ export class Queue {
     const many = items.length > 1;
     const prepared = items.map((item, i) => {
       const field = many ? `items[${i}]` : '';
-      if (typeof item !== 'object' || item === null) throw errors.invalidOption(field || 'item', 'must be { body, options }');
+      if (typeof item !== 'object' || item === null)
+        throw errors.invalidOption(field || 'item', 'must be { body, options }');
       return prepareMessage(this.config, item.body, item.options, () => this.#nextGroup(), field);
     });
     const byGroup = new Map<number, number[]>();
@@ -132,20 +152,27 @@ export class Queue {
       if (score && dueMs < earliest) earliest = dueMs;
       args.push(id, score, String(message.priority), message.record);
     });
-    if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(unit === 1 ? earliest : earliest / unit);
+    if (earliest !== Number.POSITIVE_INFINITY)
+      args[1] = String(unit === 1 ? earliest : earliest / unit);
     await this.run('add', group, args);
   }
 
   /** Removes a delayed or ready message; false when unknown, running or dead. */
   async cancel(id: string, options?: { group?: number }): Promise<boolean> {
-    return this.#onFirstGroup(id, options, (group) => this.run('cancel', group, [id]).then(Boolean));
+    return this.#onFirstGroup(id, options, (group) =>
+      this.run('cancel', group, [id]).then(Boolean),
+    );
   }
 
   /** Gives a delayed or ready message a new due time; false when unknown, running or dead. */
-  async reschedule(id: string, options: { delay?: number; runAt?: number | Date; group?: number }): Promise<boolean> {
+  async reschedule(
+    id: string,
+    options: { delay?: number; runAt?: number | Date; group?: number },
+  ): Promise<boolean> {
     const { delay, runAt, group, ...rest } = checkObject('options', options);
     rejectUnknown('', rest);
-    if (delay === undefined && runAt === undefined) throw errors.invalidOption('delay', 'give delay or runAt');
+    if (delay === undefined && runAt === undefined)
+      throw errors.invalidOption('delay', 'give delay or runAt');
     const when = dueArgument(delay, runAt);
     return this.#onFirstGroup(id, { group }, (g) =>
       this.run('reschedule', g, [String(this.config.unitMs), id, when]).then(Boolean),
@@ -155,7 +182,10 @@ export class Queue {
   async get(id: string, options?: { group?: number }): Promise<MessageInfo | null> {
     let found: MessageInfo | null = null;
     await this.#onFirstGroup(id, options, async (group) => {
-      const reply = (await this.run('inspect', group, [String(this.config.unitMs), id])) as (string | false)[];
+      const reply = (await this.run('inspect', group, [String(this.config.unitMs), id])) as (
+        | string
+        | false
+      )[];
       if (!reply[0]) return false;
       found = this.#info(id, group, reply);
       return true;
@@ -187,7 +217,13 @@ export class Queue {
     const result = parseClaimReply(group, await this.run('claim', group, args));
     // A record we cannot read must not stop the others: dead-letter it with the reason.
     for (const bad of result.malformed) {
-      await this.run('fail', group, [String(this.config.unitMs), bad.id, bad.reason, 'dead', bad.reason]);
+      await this.run('fail', group, [
+        String(this.config.unitMs),
+        bad.id,
+        bad.reason,
+        'dead',
+        bad.reason,
+      ]);
     }
     return result;
   }
@@ -195,17 +231,24 @@ export class Queue {
   async ack(group: number, ids: string[]): Promise<number> {
     checkGroup('group', group, this.config.groups);
     if (ids.length === 0) return 0;
-    return (await this.run('ack', group, ids.map((id) => checkId('ids', id)))) as number;
+    return (await this.run(
+      'ack',
+      group,
+      ids.map((id) => checkId('ids', id)),
+    )) as number;
   }
 
   /** Retries with the message's backoff, or dead-letters it after its last attempt. */
   async fail(group: number, id: string, error: unknown): Promise<'retry' | 'dead' | 'gone'> {
     checkGroup('group', group, this.config.groups);
     const text = error instanceof Error ? error.message || error.name : String(error);
-    return (await this.run('fail', group, [String(this.config.unitMs), checkId('id', id), text, 'retry', ''])) as
-      | 'retry'
-      | 'dead'
-      | 'gone';
+    return (await this.run('fail', group, [
+      String(this.config.unitMs),
+      checkId('id', id),
+      text,
+      'retry',
+      '',
+    ])) as 'retry' | 'dead' | 'gone';
   }
 
   async extendLease(group: number, ids: string[], leaseMs: number): Promise<number> {

@@ -3,7 +3,13 @@
 //   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>|<s|j><body>
 import { errors } from './errors.js';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 /** A body is a string (stored as is) or any JSON value. */
 export type Body = JsonValue;
 

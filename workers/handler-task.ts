@@ -1,8 +1,9 @@
 // piscina task: runs the user's handler module on a pool thread for CPU-heavy
 // work. It gets the job only; Redis connections and timers stay in the actors.
+
+import type { Message } from '../src/message.js';
 import type { Handler } from '../src/runtime/actor.js';
 import { importHandler } from '../src/runtime/handler.js';
-import type { Message } from '../src/message.js';
 
 const loaded = new Map<string, Promise<Handler>>();
 

@@ -83,7 +83,9 @@ export function registerCancel(program: Command): void {
       const queue = new Queue(queueOptions(flags));
       try {
         const done = await queue.cancel(id);
-        console.log(done ? `cancelled ${id}` : `${id}: not found, running or dead (nothing cancelled)`);
+        console.log(
+          done ? `cancelled ${id}` : `${id}: not found, running or dead (nothing cancelled)`,
+        );
         if (!done) process.exitCode = 1;
       } finally {
         await queue.close();

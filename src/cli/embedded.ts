@@ -6,7 +6,12 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { errors } from '../errors.js';
-import { REDIS_INSTALL_HINT, type RedisServerHandle, redisServerAvailable, startRedisServer } from '../redis/server.js';
+import {
+  REDIS_INSTALL_HINT,
+  type RedisServerHandle,
+  redisServerAvailable,
+  startRedisServer,
+} from '../redis/server.js';
 
 const DEFAULT_PORT = 6379;
 
@@ -43,6 +48,8 @@ export async function embeddedRedis(say: (line: string) => void): Promise<Embedd
   const dir = resolve('.skyq');
   mkdirSync(dir, { recursive: true });
   const server = await startRedisServer({ port: DEFAULT_PORT, dir, appendonly: true });
-  say(`skyq: no Redis answered at ${url}; started a private redis-server there (pid ${server.pid}, data in ${dir})`);
+  say(
+    `skyq: no Redis answered at ${url}; started a private redis-server there (pid ${server.pid}, data in ${dir})`,
+  );
   return { url: server.url, server };
 }

@@ -1,15 +1,33 @@
 // skyq logs: the per-actor JSON-lines logs, made readable and filtered by
 // actor, job id and level; --follow keeps printing new lines like tail -f.
-import { existsSync, readFileSync, readdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { errors } from '../errors.js';
-import { DEFAULT_LOG_DIR, actorLogFile } from '../runtime/logger.js';
+import { actorLogFile, DEFAULT_LOG_DIR } from '../runtime/logger.js';
 import { parseCount } from './duration.js';
 
-const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-const NAMES = Object.fromEntries(Object.entries(LEVELS).map(([name, n]) => [n, name.toUpperCase()]));
-const SHOWN_ELSEWHERE = new Set(['level', 'time', 'msg', 'group', 'event', 'job', 'pid', 'hostname']);
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+};
+const NAMES = Object.fromEntries(
+  Object.entries(LEVELS).map(([name, n]) => [n, name.toUpperCase()]),
+);
+const SHOWN_ELSEWHERE = new Set([
+  'level',
+  'time',
+  'msg',
+  'group',
+  'event',
+  'job',
+  'pid',
+  'hostname',
+]);
 
 interface LogsFlags {
   actor?: string;
@@ -48,10 +66,12 @@ export function formatLogLine(text: string, filter: LogFilter): string | null {
 function logFiles(flags: LogsFlags): string[] {
   if (flags.actor !== undefined) {
     const file = actorLogFile(flags.logDir, parseCount(flags.actor, 'actor'));
-    if (!existsSync(file) && !flags.follow) throw errors.invalidOption('actor', `no log file ${file}`);
+    if (!existsSync(file) && !flags.follow)
+      throw errors.invalidOption('actor', `no log file ${file}`);
     return [file];
   }
-  if (!existsSync(flags.logDir)) throw errors.invalidOption('log-dir', `no log directory ${flags.logDir}`);
+  if (!existsSync(flags.logDir))
+    throw errors.invalidOption('log-dir', `no log directory ${flags.logDir}`);
   return readdirSync(flags.logDir)
     .filter((name) => name.endsWith('.log'))
     .sort()
@@ -69,11 +89,18 @@ export function registerLogs(program: Command): void {
     .option('--log-dir <dir>', 'where the logs are', DEFAULT_LOG_DIR)
     .action((flags: LogsFlags) => {
       const minLevel = LEVELS[flags.level];
-      if (minLevel === undefined) throw errors.invalidOption('level', 'expected trace, debug, info, warn or error', flags.level);
+      if (minLevel === undefined)
+        throw errors.invalidOption(
+          'level',
+          'expected trace, debug, info, warn or error',
+          flags.level,
+        );
       const filter: LogFilter = { minLevel, ...(flags.job ? { job: flags.job } : {}) };
       const files = logFiles(flags);
       // Older lines of several files: merged by time.
-      const lines = files.flatMap((file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n') : []));
+      const lines = files.flatMap((file) =>
+        existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [],
+      );
       const timed = lines
         .map((text) => ({ text, time: Number(/"time":(\d+)/.exec(text)?.[1] ?? 0) }))
         .sort((a, b) => a.time - b.time);

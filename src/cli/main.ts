@@ -22,7 +22,8 @@ registerCancel(program);
 try {
   await program.parseAsync();
 } catch (error) {
-  const message = error instanceof SkyqError ? error.message : ((error as Error).stack ?? String(error));
+  const message =
+    error instanceof SkyqError ? error.message : ((error as Error).stack ?? String(error));
   console.error(`skyq: ${message}`);
   process.exit(1);
 }

@@ -57,7 +57,9 @@ async function produceLines(queue: Queue, flags: ProduceFlags, common: AddOption
     if (line.trim() === 'quit') break;
     if (line.length === 0) continue;
     if (Buffer.byteLength(line, 'utf8') > maxLine) {
-      console.error(`refused: line of ${Buffer.byteLength(line, 'utf8')} bytes is over --max-line ${maxLine}`);
+      console.error(
+        `refused: line of ${Buffer.byteLength(line, 'utf8')} bytes is over --max-line ${maxLine}`,
+      );
       continue;
     }
     try {
@@ -85,5 +87,7 @@ async function produceLoad(queue: Queue, flags: ProduceFlags, common: AddOptions
     await queue.addBulk(items);
   }
   const seconds = (Date.now() - started) / 1000;
-  console.log(`added ${count} messages in ${seconds.toFixed(2)} s (${Math.round(count / seconds)}/s), due over ${flags.spread}`);
+  console.log(
+    `added ${count} messages in ${seconds.toFixed(2)} s (${Math.round(count / seconds)}/s), due over ${flags.spread}`,
+  );
 }

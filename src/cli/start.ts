@@ -33,7 +33,9 @@ export function registerStart(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .action(async (flags: StartFlags) => {
-      const embedded = noRedisNamed(flags) ? await embeddedRedis((line) => console.log(line)) : null;
+      const embedded = noRedisNamed(flags)
+        ? await embeddedRedis((line) => console.log(line))
+        : null;
       const base = queueOptions(flags);
       const options: StartOptions = {
         ...base,
@@ -53,7 +55,9 @@ export function registerStart(program: Command): void {
         await embedded?.server?.stop();
         throw error;
       });
-      const where = options.cluster ? `cluster ${flags.cluster}` : (options.redis ?? 'redis://127.0.0.1:6379');
+      const where = options.cluster
+        ? `cluster ${flags.cluster}`
+        : (options.redis ?? 'redis://127.0.0.1:6379');
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );

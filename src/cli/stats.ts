@@ -21,13 +21,21 @@ export function registerStats(program: Command): void {
         console.log(
           table(
             ['group', 'delayed', 'ready', 'active', 'dead'],
-            counts.map((c) => [`${queue.config.prefix}:${c.group}`, c.delayed, c.ready, c.active, c.dead]),
+            counts.map((c) => [
+              `${queue.config.prefix}:${c.group}`,
+              c.delayed,
+              c.ready,
+              c.active,
+              c.dead,
+            ]),
           ),
         );
         if (launchers.length === 0) console.log('\nno launcher running');
         for (const launcher of launchers) {
           const up = Math.round((launcher.at - launcher.startedAt) / 1000);
-          console.log(`\nlauncher ${launcher.launcherId} (pid ${launcher.pid} on ${launcher.host}, up ${up} s)`);
+          console.log(
+            `\nlauncher ${launcher.launcherId} (pid ${launcher.pid} on ${launcher.host}, up ${up} s)`,
+          );
           const rows = launcher.actors.map((a) => {
             const s = a.stat;
             const late = s ? `${s.lateness.p50}/${s.lateness.p99}/${s.lateness.max}` : '-';
@@ -47,7 +55,19 @@ export function registerStats(program: Command): void {
           });
           console.log(
             table(
-              ['actor', 'state', 'claimed', 'done', 'failed', 'retried', 'dead', 'in flight', 'late ms p50/p99/max', 'restarts', 'last error'],
+              [
+                'actor',
+                'state',
+                'claimed',
+                'done',
+                'failed',
+                'retried',
+                'dead',
+                'in flight',
+                'late ms p50/p99/max',
+                'restarts',
+                'last error',
+              ],
               rows,
             ),
           );

@@ -6,7 +6,7 @@ import { keyOf } from '../keys.js';
 import { Queue } from '../queue.js';
 import { connect } from '../redis/connection.js';
 import { Actor, type ActorSettings, type Handler } from './actor.js';
-import { type PoolApi, defaultHandler, importHandler, poolHandler } from './handler.js';
+import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
 import { actorLogFile, fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
 import { Waker } from './waker.js';
@@ -32,11 +32,15 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
   const { logger, flush } = fileLogger(actorLogFile(data.logDir, group), { group }, data.logLevel);
   let queue: Queue | undefined;
   try {
-    if (data.restarts > 0) logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
+    if (data.restarts > 0)
+      logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
     queue = new Queue(data.queue);
     await queue.ready();
     const config = queueConfig(data.queue);
-    const waker = new Waker(connect(data.queue, { name: `skyq-wake-${group}`, blocking: true }), keyOf(config.prefix, group, 'wake'));
+    const waker = new Waker(
+      connect(data.queue, { name: `skyq-wake-${group}`, blocking: true }),
+      keyOf(config.prefix, group, 'wake'),
+    );
     let handler: Handler;
     if (data.poolPort) handler = poolHandler(remote<PoolApi>(data.poolPort) as Remote<PoolApi>);
     else if (data.handler) handler = await importHandler(data.handler);

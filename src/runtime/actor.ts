@@ -9,7 +9,7 @@ import { threadId } from 'node:worker_threads';
 import type { Message } from '../message.js';
 import type { Queue } from '../queue.js';
 import type { Logger } from './logger.js';
-import { type ActorStat, type Counters, LatenessHistogram, emptyCounters } from './metrics.js';
+import { type ActorStat, type Counters, emptyCounters, LatenessHistogram } from './metrics.js';
 import type { Waker } from './waker.js';
 
 export interface JobContext {
@@ -79,7 +79,11 @@ export class Actor {
       stat: () => this.stat(),
       mem: () => {
         const heap = getHeapStatistics();
-        return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory };
+        return {
+          heapUsed: heap.used_heap_size,
+          heapTotal: heap.total_heap_size,
+          external: heap.external_memory,
+        };
       },
       drain: (graceMs) => this.drain(graceMs),
     };
@@ -145,7 +149,10 @@ export class Actor {
       }
       for (const bad of polled.malformed) {
         this.#counters.dead++;
-        this.#log.warn({ event: 'dead', job: bad.id, reason: bad.reason }, 'malformed message dead-lettered');
+        this.#log.warn(
+          { event: 'dead', job: bad.id, reason: bad.reason },
+          'malformed message dead-lettered',
+        );
       }
       for (const message of polled.messages) this.#start(message);
       if (polled.messages.length === max) continue;
@@ -203,7 +210,16 @@ export class Actor {
       if (outcome === 'retry') this.#counters.retried++;
       if (outcome === 'dead') this.#counters.dead++;
       const level = outcome === 'dead' ? 'error' : 'warn';
-      this.#log[level]({ event: outcome === 'dead' ? 'dead' : 'failed', job: message.id, attempt: message.attempts, err: text, outcome }, 'handler failed');
+      this.#log[level](
+        {
+          event: outcome === 'dead' ? 'dead' : 'failed',
+          job: message.id,
+          attempt: message.attempts,
+          err: text,
+          outcome,
+        },
+        'handler failed',
+      );
     } catch (failError) {
       // The lease will expire and the message comes back: nothing is lost.
       this.#noteError(`could not record the failure of ${message.id}`, failError);
@@ -213,7 +229,11 @@ export class Actor {
   async #renewLeases(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     try {
-      await this.#queue.extendLease(this.#settings.group, [...this.#inFlight.keys()], this.#settings.leaseMs);
+      await this.#queue.extendLease(
+        this.#settings.group,
+        [...this.#inFlight.keys()],
+        this.#settings.leaseMs,
+      );
     } catch (error) {
       this.#noteError('lease renewal failed', error);
     }

@@ -3,9 +3,16 @@
 // caller), merges them, and publishes them to Redis for `skyq stats`.
 import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionOptions } from '../redis/connection.js';
-import { type RedisClient, connect } from '../redis/connection.js';
+import { connect, type RedisClient } from '../redis/connection.js';
 import type { ActorApi } from './actor.js';
-import { type ActorStat, type Counters, LatenessHistogram, type LatenessSummary, addCounters, emptyCounters } from './metrics.js';
+import {
+  type ActorStat,
+  addCounters,
+  type Counters,
+  emptyCounters,
+  LatenessHistogram,
+  type LatenessSummary,
+} from './metrics.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
 
@@ -56,7 +63,8 @@ export class Coordinator {
 
   constructor(data: CoordinatorData) {
     this.#data = data;
-    for (const group of data.groups) this.#slots.set(group, { actor: null, port: null, restarts: 0, lastCrash: null });
+    for (const group of data.groups)
+      this.#slots.set(group, { actor: null, port: null, restarts: 0, lastCrash: null });
     this.#redis = data.publish ? connect(data.publish, { name: 'skyq-coordinator' }) : null;
     if (this.#redis) this.#timer = setInterval(() => void this.#publish(), data.publishEveryMs);
   }
@@ -86,7 +94,11 @@ export class Coordinator {
     const actor = this.#slot(group).actor;
     if (!actor) return 'down';
     try {
-      return await withTimeout(actor[command]() as Promise<unknown>, timeoutMs, `actor ${group} ${command}`);
+      return await withTimeout(
+        actor[command]() as Promise<unknown>,
+        timeoutMs,
+        `actor ${group} ${command}`,
+      );
     } catch {
       return 'TIMEOUT';
     }
@@ -107,14 +119,24 @@ export class Coordinator {
       }),
     );
     const { launcherId, host, pid, startedAt } = this.#data;
-    return { launcherId, host, pid, startedAt, at: Date.now(), actors, totals: { ...totals, lateness: lateness.summary() } };
+    return {
+      launcherId,
+      host,
+      pid,
+      startedAt,
+      at: Date.now(),
+      actors,
+      totals: { ...totals, lateness: lateness.summary() },
+    };
   }
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
     for (const group of this.#slots.keys()) this.detach(group);
     if (this.#redis) {
-      await withdrawStats(this.#redis, this.#data.prefix, this.#data.launcherId).catch(() => undefined);
+      await withdrawStats(this.#redis, this.#data.prefix, this.#data.launcherId).catch(
+        () => undefined,
+      );
       await this.#redis.quit().catch(() => undefined);
     }
   }

@@ -80,7 +80,9 @@ export class Launcher {
     const results = await Promise.all(this.#supervisors.map((s) => s.stop(graceMs)));
     const released = results.reduce((sum, r) => sum + r.released, 0);
     if (this.#coordinator) {
-      await withTimeout(this.#coordinator.close(), 5000, 'coordinator close').catch(() => undefined);
+      await withTimeout(this.#coordinator.close(), 5000, 'coordinator close').catch(
+        () => undefined,
+      );
       release(this.#coordinator);
     }
     await this.#coordinatorWorker?.terminate();
@@ -91,7 +93,9 @@ export class Launcher {
   }
 
   async _start(options: StartOptions, data: Omit<CoordinatorData, 'groups'>): Promise<void> {
-    const worker = new Worker(workerFile('coordinator'), { workerData: { ...data, groups: this.groups } });
+    const worker = new Worker(workerFile('coordinator'), {
+      workerData: { ...data, groups: this.groups },
+    });
     this.#coordinatorWorker = worker;
     await withTimeout(
       new Promise<void>((resolve, reject) => {
@@ -106,7 +110,11 @@ export class Launcher {
     const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
     if (poolSize > 0) {
       if (!url) throw errors.invalidOption('pool', 'needs a handler module (--handler)');
-      this.#pool = new Piscina({ filename: workerFile('handler-task').href, maxThreads: poolSize, minThreads: poolSize });
+      this.#pool = new Piscina({
+        filename: workerFile('handler-task').href,
+        maxThreads: poolSize,
+        minThreads: poolSize,
+      });
     }
     const settings = {
       concurrency: checkInteger('concurrency', options.concurrency ?? 100, 1, 100_000),
@@ -135,7 +143,10 @@ export class Launcher {
             detach: (g) => coordinator.detach(g),
             poolPort: () => this.#newPoolPort(url),
             crashed: (g, reason, restarts, pauseMs) => {
-              this.log.logger.error({ event: 'crash', group: g, reason, restarts, pauseMs }, `actor ${g} crashed`);
+              this.log.logger.error(
+                { event: 'crash', group: g, reason, restarts, pauseMs },
+                `actor ${g} crashed`,
+              );
               void coordinator.noteCrash(g, reason);
             },
           },
@@ -144,7 +155,10 @@ export class Launcher {
       );
     }
     await Promise.all(this.#supervisors.map((s) => s.start()));
-    this.log.logger.info({ event: 'started', groups: this.groups, id: this.id }, 'launcher started');
+    this.log.logger.info(
+      { event: 'started', groups: this.groups, id: this.id },
+      'launcher started',
+    );
   }
 
   #newPoolPort(url: string | null): MessagePort | null {
@@ -164,19 +178,33 @@ export class Launcher {
 
 export async function startActors(options: StartOptions = {}): Promise<Launcher> {
   if (options.connection) {
-    throw errors.invalidOption('connection', 'actors make their own connections: give redis or cluster');
+    throw errors.invalidOption(
+      'connection',
+      'actors make their own connections: give redis or cluster',
+    );
   }
   const config = queueConfig(pickQueueOptions(options));
   const all = Array.from({ length: config.groups }, (_, g) => g);
   const groups = options.only ? [...new Set(options.only)].sort((a, b) => a - b) : all;
   for (const group of groups) {
     if (!Number.isInteger(group) || group < 0 || group >= config.groups) {
-      throw errors.invalidOption('only', `groups must be between 0 and ${config.groups - 1}`, group);
+      throw errors.invalidOption(
+        'only',
+        `groups must be between 0 and ${config.groups - 1}`,
+        group,
+      );
     }
   }
   const logDir = options.logDir ?? DEFAULT_LOG_DIR;
-  const launcher = new Launcher(groups, fileLogger(launcherLogFile(logDir), { launcher: true }), options.graceMs ?? 10_000);
-  const publish = options.publishStats === false ? null : { redis: options.redis, cluster: options.cluster } as CoordinatorData['publish'];
+  const launcher = new Launcher(
+    groups,
+    fileLogger(launcherLogFile(logDir), { launcher: true }),
+    options.graceMs ?? 10_000,
+  );
+  const publish =
+    options.publishStats === false
+      ? null
+      : ({ redis: options.redis, cluster: options.cluster } as CoordinatorData['publish']);
   try {
     await launcher._start(options, {
       launcherId: launcher.id,
@@ -198,6 +226,15 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
 function pickQueueOptions(options: StartOptions): QueueOptions {
   const { redis, cluster, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } = options;
   return Object.fromEntries(
-    Object.entries({ redis, cluster, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      redis,
+      cluster,
+      prefix,
+      groups,
+      scoreUnit,
+      maxBodyBytes,
+      attempts,
+      backoff,
+    }).filter(([, v]) => v !== undefined),
   );
 }

@@ -3,7 +3,7 @@
 // the job id and an event name, which `skyq logs` filters on.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Logger, type LoggerOptions, destination, pino } from 'pino';
+import { destination, type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 
@@ -23,7 +23,11 @@ export interface FileLogger {
   flush(): void;
 }
 
-export function fileLogger(file: string, base: Record<string, unknown>, level = 'info'): FileLogger {
+export function fileLogger(
+  file: string,
+  base: Record<string, unknown>,
+  level = 'info',
+): FileLogger {
   mkdirSync(join(file, '..'), { recursive: true });
   const stream = destination({ dest: file, sync: false, mkdir: true });
   const options: LoggerOptions = { level, base, timestamp: pino.stdTimeFunctions.epochTime };

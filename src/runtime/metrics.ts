@@ -33,7 +33,11 @@ export interface ActorStat extends Counters {
 
 // Microseconds, up to one day late, 3 significant digits.
 const newHistogram = () =>
-  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 86_400_000_000, numberOfSignificantValueDigits: 3 });
+  hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 86_400_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
 
 export class LatenessHistogram {
   readonly #histogram = newHistogram();

@@ -9,15 +9,29 @@ const TTL_MS = 5000;
 const indexKey = (prefix: string) => `${prefix}:launchers`;
 const statsKey = (prefix: string, id: string) => `${prefix}:launcher:${id}`;
 
-export async function publishStats(client: RedisClient, prefix: string, stats: LauncherStats): Promise<void> {
+export async function publishStats(
+  client: RedisClient,
+  prefix: string,
+  stats: LauncherStats,
+): Promise<void> {
   const { actors, ...rest } = stats;
   // Histograms are for merging inside one launcher; other processes need the figures.
-  const slim = { ...rest, actors: actors.map(({ stat, ...view }) => ({ ...view, stat: stat && { ...stat, histogram: '' } })) };
+  const slim = {
+    ...rest,
+    actors: actors.map(({ stat, ...view }) => ({
+      ...view,
+      stat: stat && { ...stat, histogram: '' },
+    })),
+  };
   await client.set(statsKey(prefix, stats.launcherId), JSON.stringify(slim), 'PX', TTL_MS);
   await client.zadd(indexKey(prefix), Date.now(), stats.launcherId);
 }
 
-export async function withdrawStats(client: RedisClient, prefix: string, launcherId: string): Promise<void> {
+export async function withdrawStats(
+  client: RedisClient,
+  prefix: string,
+  launcherId: string,
+): Promise<void> {
   await client.del(statsKey(prefix, launcherId));
   await client.zrem(indexKey(prefix), launcherId);
 }
@@ -27,5 +41,7 @@ export async function readAllStats(client: RedisClient, prefix: string): Promise
   await client.zremrangebyscore(indexKey(prefix), '-inf', Date.now() - 10 * TTL_MS);
   const ids = await client.zrangebyscore(indexKey(prefix), Date.now() - TTL_MS, '+inf');
   const texts = await Promise.all(ids.map((id) => client.get(statsKey(prefix, id))));
-  return texts.filter((text): text is string => text !== null).map((text) => JSON.parse(text) as LauncherStats);
+  return texts
+    .filter((text): text is string => text !== null)
+    .map((text) => JSON.parse(text) as LauncherStats);
 }

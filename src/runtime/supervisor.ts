@@ -10,7 +10,11 @@ import { workerFile } from './worker-path.js';
 
 export interface SupervisorHooks {
   /** what the new thread gets; ports are made fresh for every start */
-  threadData(restarts: number, coordinatorPort: MessagePort, poolPort: MessagePort | null): ActorThreadData;
+  threadData(
+    restarts: number,
+    coordinatorPort: MessagePort,
+    poolPort: MessagePort | null,
+  ): ActorThreadData;
   /** the coordinator's end of a new actor's port */
   attach(group: number, port: MessagePort): Promise<void>;
   detach(group: number): Promise<void>;
@@ -63,12 +67,16 @@ export class Supervisor {
       worker.on('message', (message: ActorReport) => {
         if (message && (message.kind === 'ready' || message.kind === 'failed')) resolve(message);
       });
-      worker.once('exit', (code) => resolve({ kind: 'failed', reason: `thread exited with code ${code}` }));
+      worker.once('exit', (code) =>
+        resolve({ kind: 'failed', reason: `thread exited with code ${code}` }),
+      );
       worker.once('error', (error) => resolve({ kind: 'failed', reason: error.message }));
     });
-    const answer = await withTimeout(report, this.#readyTimeoutMs, `actor ${this.group} start`).catch(
-      (error: Error): ActorReport => ({ kind: 'failed', reason: error.message }),
-    );
+    const answer = await withTimeout(
+      report,
+      this.#readyTimeoutMs,
+      `actor ${this.group} start`,
+    ).catch((error: Error): ActorReport => ({ kind: 'failed', reason: error.message }));
     if (answer.kind === 'failed') {
       await worker.terminate();
       throw errors.actor(`actor ${this.group} failed to start: ${answer.reason}`);

@@ -1,0 +1,36 @@
+// The README's library example must run as written (only the Redis URL comes
+// from the environment, as the example itself reads REDIS_URL).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startStandalone } from './helpers/redis.js';
+
+let server: Awaited<ReturnType<typeof startStandalone>>;
+beforeAll(async () => {
+  server = await startStandalone();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+it('runs the order time-out example from README.md', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const example = /```js\n(import \{ Queue \} from 'skyq';[\s\S]*?)```/.exec(readme)?.[1];
+  expect(example).toBeDefined();
+  // Inside the package folder, so `import 'skyq'` resolves to this package (self-reference).
+  const dir = new URL('../.test-tmp/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const file = new URL('readme-example.mjs', dir);
+  writeFileSync(file, example as string);
+  try {
+    const run = spawnSync(process.execPath, [file.pathname], {
+      env: { ...process.env, REDIS_URL: server.url },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toEqual(['true', 'delayed']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
