@@ -7,7 +7,7 @@
 -- ARGV[4] most messages promoted or recovered in one call (bounds script time)
 -- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|s'
 -- ARGV[6..] ids to ack first (optional)
--- Returns { now, nextDueMs or -1, acked, id, record, failedAttempts, dueMs, ... }
+-- Returns { now, nextDueMs, acked, id, record, failedAttempts, dueMs, ... }
 -- nextDueMs is now when ready messages are left, else the next due time or
 -- lease expiry, -1 when the group holds nothing pending.
 local unit = tonumber(ARGV[1])
@@ -22,12 +22,12 @@ if #ARGV > 5 then
   acked = ackLeased(argvFrom(6))
 end
 
-local seq = nil
+-- Ready order: one INCRBY reserves the sequence numbers a step needs.
+local seq = 0
+local function reserveSeq(count)
+  seq = redis.call('INCRBY', seqKey, count) - count
+end
 local function nextSeq()
-  if seq == nil then
-    -- Reserve a block at once: one INCRBY per call, not per message.
-    seq = redis.call('INCRBY', seqKey, limit * 2) - limit * 2
-  end
   seq = seq + 1
   return seq
 end
@@ -43,6 +43,7 @@ end
 -- 1. Expired leases: their consumer died or hung. Counted as an attempt.
 local expired = redis.call('ZRANGEBYSCORE', activeKey, '-inf', now, 'LIMIT', 0, limit)
 if #expired > 0 then
+  reserveSeq(#expired)
   bulk('ZREM', activeKey, expired)
   local recs = bulkRead('HMGET', msgKey, expired)
   local atts = bulkRead('HMGET', attKey, expired)
@@ -71,38 +72,53 @@ if #expired > 0 then
   end
 end
 
--- 2. Promote due messages from the delayed set into the ready set.
+-- 2. Due messages leave the delayed set. When nothing else is ready and they
+--    all fit in this claim, they are leased straight away (due order is then
+--    the order they start in anyway); otherwise they queue in the ready set
+--    by priority, then age.
+local direct = nil
 local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', num(now / unit), 'WITHSCORES', 'LIMIT', 0, limit)
 if #due > 0 then
-  local ids, dues = {}, {}
+  local ids, dues, dueList = {}, {}, {}
   for i = 1, #due, 2 do
+    local dueMs = due[i + 1]
+    if unit ~= 1 then
+      dueMs = num(math.floor(tonumber(dueMs) * unit + 0.5))
+    end
     ids[#ids + 1] = due[i]
+    dueList[#dueList + 1] = dueMs
     dues[#dues + 1] = due[i]
-    dues[#dues + 1] = num(math.floor(tonumber(due[i + 1]) * unit + 0.5))
+    dues[#dues + 1] = dueMs
   end
   bulk('ZREM', delayedKey, ids)
   local recs = bulkRead('HMGET', msgKey, ids)
   local rawRecords = {}
   for i = 1, #ids do
-    local rec = recs[i]
-    if not rec then
+    if not recs[i] then
       -- A member some other client added: its text is the body.
-      rec = rawHeader .. ids[i]
+      recs[i] = rawHeader .. ids[i]
       rawRecords[#rawRecords + 1] = ids[i]
-      rawRecords[#rawRecords + 1] = rec
-    end
-    local priority = parseHeader(rec)
-    if priority == nil then
-      toDead(ids[i], 'malformed record')
-    else
-      ready[#ready + 1] = readyScore(priority, nextSeq())
-      ready[#ready + 1] = ids[i]
+      rawRecords[#rawRecords + 1] = recs[i]
     end
   end
   if #rawRecords > 0 then
     bulk('HSET', msgKey, rawRecords)
   end
   bulk('HSET', dueKey, dues)
+  if #ready == 0 and #ids <= max and redis.call('ZCARD', readyKey) == 0 then
+    direct = { ids = ids, recs = recs, dues = dueList }
+  else
+    reserveSeq(#ids)
+    for i = 1, #ids do
+      local priority = string.match(recs[i], '^[0-9a-z]*|(%d+)|')
+      if priority == nil then
+        toDead(ids[i], 'malformed record')
+      else
+        ready[#ready + 1] = readyScore(tonumber(priority), nextSeq())
+        ready[#ready + 1] = ids[i]
+      end
+    end
+  end
 end
 if #ready > 0 then
   bulk('ZADD', readyKey, ready)
@@ -115,27 +131,33 @@ if #errors > 0 then
   bulk('HSET', errKey, errors)
 end
 
--- 3. Lease up to max ready messages, lowest score first.
-local out = { now, -1, acked }
-local popped = redis.call('ZPOPMIN', readyKey, max)
-if #popped > 0 then
-  local ids = {}
-  for i = 1, #popped, 2 do
-    ids[#ids + 1] = popped[i]
+-- 3. Lease: the direct batch, or up to max ready messages, lowest score first.
+local take = direct
+if take == nil then
+  local popped = redis.call('ZPOPMIN', readyKey, max)
+  if #popped > 0 then
+    take = { ids = {} }
+    for i = 1, #popped, 2 do
+      take.ids[#take.ids + 1] = popped[i]
+    end
+    take.recs = bulkRead('HMGET', msgKey, take.ids)
+    take.dues = bulkRead('HMGET', dueKey, take.ids)
   end
-  local recs = bulkRead('HMGET', msgKey, ids)
-  local atts = bulkRead('HMGET', attKey, ids)
-  local dues = bulkRead('HMGET', dueKey, ids)
+end
+local out = { now, -1, acked }
+if take then
+  local atts = bulkRead('HMGET', attKey, take.ids)
   local leases = {}
   local expiry = num(now + leaseMs)
-  for i = 1, #ids do
-    if recs[i] then
+  for i = 1, #take.ids do
+    -- No record: acked or cancelled while queued; nothing to hand out.
+    if take.recs[i] then
       leases[#leases + 1] = expiry
-      leases[#leases + 1] = ids[i]
-      out[#out + 1] = ids[i]
-      out[#out + 1] = recs[i]
+      leases[#leases + 1] = take.ids[i]
+      out[#out + 1] = take.ids[i]
+      out[#out + 1] = take.recs[i]
       out[#out + 1] = atts[i] or '0'
-      out[#out + 1] = dues[i] or num(now)
+      out[#out + 1] = take.dues[i] or now
     end
   end
   if #leases > 0 then
@@ -145,7 +167,7 @@ end
 
 -- 4. More ready than taken: wake a sibling consumer. Ready set empty: say
 --    when the next message falls due or the next lease expires.
-if redis.call('ZCARD', readyKey) > 0 then
+if direct == nil and redis.call('ZCARD', readyKey) > 0 then
   wake()
   out[2] = now
 else

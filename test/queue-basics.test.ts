@@ -1,0 +1,257 @@
+// Ordering, bulk adds, inspection and the wake signal on one private redis-server.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { homeGroup, type Queue } from '../src/index.js';
+import { keyOf } from '../src/keys.js';
+import {
+  claimAtLeast,
+  openQueue,
+  plainClient,
+  redisNow,
+  type Target,
+  untilRedisTime,
+} from './helpers/queue.js';
+import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+
+let server: RedisServerHandle;
+let target: Target;
+let plain: Redis;
+const queues: Queue[] = [];
+
+async function queue(): Promise<Queue> {
+  const q = await openQueue(target);
+  queues.push(q);
+  return q;
+}
+
+beforeAll(async () => {
+  server = await startStandalone();
+  target = { redis: server.url };
+  plain = plainClient(target) as Redis;
+});
+
+afterAll(async () => {
+  await Promise.all(queues.map((q) => q.close()));
+  plain?.disconnect();
+  await server?.stop();
+});
+
+describe('ordering', () => {
+  it('delivers delayed messages by due time, not by the order they were added', async () => {
+    const q = await queue();
+    const delays = [400, 100, 300, 0, 200, 50];
+    const ids = await q.addBulk(
+      delays.map((delay) => ({ body: delay, options: { delay, group: 2 } })),
+    );
+    const last = await q.get(ids[0] as string);
+    expect(last?.state).toBe('delayed');
+    await untilRedisTime(plain, last?.dueAt as number);
+    const got = await q.claim(2, 10);
+    expect(got.map((m) => m.body)).toEqual([0, 50, 100, 200, 300, 400]);
+    // One add call, one clock reading: the delayed ones are due exactly the delays apart.
+    const [ready, next] = got.map((m) => m.dueAt) as [number, number];
+    expect(got.slice(1).map((m) => m.dueAt - next)).toEqual([0, 50, 150, 250, 350]);
+    expect(ready).toBeLessThanOrEqual(next);
+  });
+
+  it('delivers by priority, then first in first out among equal priority', async () => {
+    const q = await queue();
+    const priorities = [5, 0, 5, 1_000_000, 1, 0, 5, 1];
+    await q.addBulk(
+      priorities.map((priority, i) => ({
+        body: `${priority}/${i}`,
+        options: { priority, group: 1 },
+      })),
+    );
+    const got = await q.claim(1, 3);
+    const rest = await q.claim(1, 10);
+    expect([...got, ...rest].map((m) => m.body)).toEqual([
+      '0/1',
+      '0/5',
+      '1/4',
+      '1/7',
+      '5/0',
+      '5/2',
+      '5/6',
+      '1000000/3',
+    ]);
+    expect(rest.map((m) => m.priority)).toEqual([1, 5, 5, 5, 1_000_000]);
+  });
+
+  it('keeps messages with the same key in one group, in order', async () => {
+    const q = await queue();
+    const items = Array.from({ length: 40 }, (_, i) => ({
+      body: { key: i % 2 ? 'user-7' : 'user-8', n: i },
+      options: { key: i % 2 ? 'user-7' : 'user-8' },
+    }));
+    const ids: string[] = [];
+    for (const item of items) ids.push(await q.add(item.body, item.options));
+    const groupOf = async (id: string) => (await q.get(id))?.group;
+    const groups = await Promise.all(ids.map(groupOf));
+    const odd = new Set(groups.filter((_, i) => i % 2));
+    const even = new Set(groups.filter((_, i) => i % 2 === 0));
+    expect(odd.size).toBe(1);
+    expect(even.size).toBe(1);
+    const [g7] = [...odd] as number[];
+    const inGroup = groups.filter((g) => g === g7).length;
+    const got = await claimAtLeast(q, g7 as number, inGroup);
+    const seven = got
+      .map((m) => m.body as { key: string; n: number })
+      .filter((b) => b.key === 'user-7');
+    expect(seven.map((b) => b.n)).toEqual(items.map((_, i) => i).filter((i) => i % 2));
+  });
+});
+
+describe('addBulk', () => {
+  it('returns ids in the order of the items, across groups and chunks', async () => {
+    const q = await queue();
+    const n = 2_500; // more than one add.lua chunk for some groups
+    const items = Array.from({ length: n }, (_, i) => ({
+      body: { i },
+      options: i % 3 === 0 ? { group: 4 } : { group: (i * 7) % 10 },
+    }));
+    const ids = await q.addBulk(items);
+    expect(ids).toHaveLength(n);
+    expect(new Set(ids).size).toBe(n);
+    ids.forEach((id, i) => {
+      expect(homeGroup(id, 10)).toBe(items[i]?.options.group);
+    });
+    for (const i of [0, 1, 2, 999, 1000, 1001, 1999, 2000, n - 1]) {
+      const info = await q.get(ids[i] as string);
+      expect(info).toMatchObject({ body: { i }, group: items[i]?.options.group, state: 'ready' });
+    }
+    const counts = await q.counts();
+    expect(counts.reduce((sum, c) => sum + c.ready, 0)).toBe(n);
+  });
+
+  it('spreads messages without a group round-robin', async () => {
+    const q = await queue();
+    const ids = await q.addBulk(Array.from({ length: 30 }, (_, i) => ({ body: i })));
+    const perGroup = (await q.counts()).map((c) => c.ready);
+    expect(perGroup).toEqual(Array(10).fill(3));
+    expect(ids.map((id) => homeGroup(id, 10))).toEqual(ids.map((_, i) => i % 10));
+  });
+});
+
+describe('poll', () => {
+  it('says when to look again: -1, the next due time, a lease expiry, or now', async () => {
+    const q = await queue();
+    expect(await q.poll(0)).toMatchObject({ messages: [], nextDueAt: -1, acked: 0 });
+
+    const id = await q.add('later', { group: 0, delay: 60_000 });
+    const dueAt = (await q.get(id))?.dueAt;
+    expect(await q.poll(0)).toMatchObject({ messages: [], nextDueAt: dueAt });
+
+    await q.cancel(id);
+    await q.add('now', { group: 0 });
+    const leased = await q.poll(0, { leaseMs: 5_000 });
+    expect(leased.messages).toHaveLength(1);
+    expect(await q.poll(0)).toMatchObject({ messages: [], nextDueAt: leased.now + 5_000 });
+
+    await q.addBulk(['a', 'b', 'c'].map((body) => ({ body, options: { group: 0 } })));
+    const one = await q.poll(0, { max: 1, ack: [leased.messages[0]?.id as string] });
+    expect(one.acked).toBe(1);
+    expect(one.messages.map((m) => m.body)).toEqual(['a']);
+    expect(one.nextDueAt).toBe(one.now); // more are ready
+  });
+});
+
+describe('large batches', () => {
+  it('claims 9,000 at once, then extends and acks them all in one call each', async () => {
+    const q = await queue();
+    const n = 9_000; // more than Lua can unpack() into one call's arguments
+    await q.addBulk(Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 9 } })));
+    const claimed = await q.claim(9, 10_000);
+    expect(claimed).toHaveLength(n);
+    const ids = claimed.map((m) => m.id);
+    expect(await q.extendLease(9, ids, 60_000)).toBe(n);
+    const result = await q.poll(9, { ack: ids });
+    expect(result.acked).toBe(n);
+    expect(result.messages).toEqual([]);
+    expect((await q.counts())[9]).toMatchObject({ ready: 0, active: 0 });
+  });
+});
+
+describe('get and counts', () => {
+  it('reports delayed, ready, active, dead and null for an unknown id', async () => {
+    const q = await queue();
+    const delayed = await q.add('later', { delay: 60_000, group: 5 });
+    const ready = await q.add('now', { group: 5, priority: 7 });
+    const [activeId, deadId] = await q.addBulk([
+      { body: 'working', options: { group: 6 } },
+      { body: 'doomed', options: { group: 6, attempts: 1 } },
+    ]);
+    const claimed = await q.claim(6, 2);
+    expect(claimed.map((m) => m.id)).toEqual([activeId, deadId]);
+    expect(await q.fail(6, deadId as string, new Error('no luck'))).toBe('dead');
+
+    const now = await redisNow(plain);
+    const d = await q.get(delayed);
+    expect(d).toMatchObject({
+      id: delayed,
+      group: 5,
+      state: 'delayed',
+      body: 'later',
+      attempts: 0,
+    });
+    expect(d?.dueAt).toBeGreaterThan(now + 50_000);
+    expect(await q.get(ready)).toMatchObject({ state: 'ready', body: 'now', priority: 7 });
+    expect(await q.get(activeId as string)).toMatchObject({ state: 'active', attempts: 1 });
+    expect(await q.get(deadId as string)).toMatchObject({
+      state: 'dead',
+      body: 'doomed',
+      attempts: 1,
+      lastError: 'no luck',
+      deadReason: 'failed 1 of 1 attempts',
+    });
+    expect(await q.get('no-such-id')).toBeNull();
+    expect(await q.get('5:zzzz')).toBeNull();
+
+    const counts = await q.counts();
+    expect(counts).toHaveLength(10);
+    expect(counts[5]).toEqual({ group: 5, delayed: 1, ready: 1, active: 0, dead: 0 });
+    expect(counts[6]).toEqual({ group: 6, delayed: 0, ready: 0, active: 1, dead: 1 });
+    const others = counts.filter((c) => c.group !== 5 && c.group !== 6);
+    for (const c of others)
+      expect(c).toEqual({ group: c.group, delayed: 0, ready: 0, active: 0, dead: 0 });
+
+    // Only messages that have not started can be cancelled or moved.
+    expect(await q.cancel(activeId as string)).toBe(false);
+    expect(await q.reschedule(deadId as string, { delay: 0 })).toBe(false);
+    expect(await q.cancel('no-such-id')).toBe(false);
+    expect(await q.ack(6, [activeId as string])).toBe(1);
+    expect(await q.get(activeId as string)).toBeNull();
+    expect(await q.cancel(delayed)).toBe(true);
+    expect(await q.get(delayed)).toBeNull();
+  });
+});
+
+describe('wake signal', () => {
+  it('puts a token in the wake list when a message is due before the current head', async () => {
+    const q = await queue();
+    const wake = keyOf(q.config.prefix, 8, 'wake');
+    const tokens = () => plain.llen(wake);
+
+    await q.add('a', { group: 8, delay: 30_000 });
+    expect(await tokens()).toBe(1); // empty set: anything is the new head
+    await plain.del(wake);
+
+    await q.add('b', { group: 8, delay: 60_000 });
+    expect(await tokens()).toBe(0); // later than the head: nobody needs waking
+
+    await q.add('c', { group: 8, delay: 10_000 });
+    expect(await tokens()).toBe(1);
+    await q.add('d', { group: 8, delay: 5_000 });
+    expect(await tokens()).toBe(1); // never more than one token
+    await plain.del(wake);
+
+    const later = await q.add('e', { group: 8, delay: 20_000 });
+    expect(await tokens()).toBe(0);
+    expect(await q.reschedule(later, { delay: 1_000 })).toBe(true);
+    expect(await tokens()).toBe(1); // rescheduled ahead of the head
+    await plain.del(wake);
+
+    await q.add('f', { group: 8 });
+    expect(await tokens()).toBe(1); // ready at once
+  });
+});

@@ -1,0 +1,167 @@
+// The same queue on a standalone server and on a 3-master Redis Cluster.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupKeys, Queue } from '../src/index.js';
+import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
+import {
+  type RedisClusterHandle,
+  type RedisServerHandle,
+  startCluster,
+  startStandalone,
+} from './helpers/redis.js';
+
+const GROUPS = 10;
+
+describe.each([
+  ['standalone', startStandalone],
+  ['cluster', startCluster],
+] as const)('on %s', (_, start) => {
+  let handle: RedisServerHandle | RedisClusterHandle;
+  let target: Target;
+  let q: Queue;
+
+  beforeAll(async () => {
+    handle = await start();
+    target = targetOf(handle);
+    q = await openQueue(target);
+  });
+
+  afterAll(async () => {
+    await q?.close();
+    await handle?.stop();
+  });
+
+  it('adds, claims and acks in every group', async () => {
+    const items = Array.from({ length: GROUPS * 3 }, (_, i) => ({
+      body: { i },
+      options: { group: i % GROUPS, delay: i < GROUPS ? 150 : 0, priority: i < GROUPS ? 0 : 1 },
+    }));
+    const ids = await q.addBulk(items);
+    const named = await q.add('named', { id: 'order-77', group: 7 });
+    expect(named).toBe('order-77');
+    expect((await q.get('order-77'))?.group).toBe(7); // found even outside its home group
+
+    for (let group = 0; group < GROUPS; group++) {
+      const wanted = ids.filter((_, i) => i % GROUPS === group);
+      const got = await claimAtLeast(q, group, wanted.length + (group === 7 ? 1 : 0));
+      const mine = got.filter((m) => m.id !== 'order-77');
+      expect(mine.map((m) => m.id).sort()).toEqual(wanted.sort());
+      expect(mine.filter((m) => m.priority === 1).map((m) => m.body)).toEqual([
+        { i: group + 10 },
+        { i: group + 20 },
+      ]);
+      expect(mine.map((m) => m.group)).toEqual(wanted.map(() => group));
+      expect(
+        await q.ack(
+          group,
+          got.map((m) => m.id),
+        ),
+      ).toBe(got.length);
+    }
+    const counts = await q.counts();
+    expect(counts.filter((c) => c.delayed || c.ready || c.active || c.dead)).toEqual([]);
+  });
+
+  it('cancels, reschedules and dead-letters in any group', async () => {
+    const ids = await q.addBulk(
+      Array.from({ length: GROUPS }, (_, g) => ({
+        body: g,
+        options: { group: g, delay: 60_000, attempts: 1 },
+      })),
+    );
+    for (const [g, id] of ids.entries()) {
+      if (g % 2) expect(await q.cancel(id)).toBe(true);
+      else expect(await q.reschedule(id, { delay: 0 })).toBe(true);
+    }
+    for (let g = 0; g < GROUPS; g += 2) {
+      const [m] = await claimAtLeast(q, g, 1);
+      expect(m?.id).toBe(ids[g]);
+      expect(await q.fail(g, m?.id as string, `group ${g} failed`)).toBe('dead');
+    }
+    const letters = await q.deadLetters.list();
+    expect(letters.map((l) => l.body).sort()).toEqual([0, 2, 4, 6, 8]);
+    expect(await q.deadLetters.purge()).toBe(5);
+    expect((await q.counts()).reduce((s, c) => s + c.delayed + c.ready + c.dead, 0)).toBe(0);
+  });
+});
+
+describe('cluster key layout', () => {
+  let cluster: RedisClusterHandle;
+  let q: Queue;
+  const admin: Redis[] = [];
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+    q = await openQueue({ cluster: cluster.nodes }, { prefix: 'task_group' });
+    for (const node of cluster.nodes) admin.push(new Redis({ ...node, lazyConnect: true }));
+  });
+
+  afterAll(async () => {
+    for (const c of admin) c.disconnect();
+    await q?.close();
+    await cluster?.stop();
+  });
+
+  it('keeps each group in one slot, different groups in different slots, over several masters', async () => {
+    const node = admin[0] as Redis;
+    const slotOf = async (key: string) => Number(await node.call('CLUSTER', 'KEYSLOT', key));
+    const groupSlots: number[] = [];
+    for (let g = 0; g < GROUPS; g++) {
+      const keys = groupKeys('task_group', g);
+      expect(keys[0]).toBe(`task_group:${g}`);
+      expect(keys).toHaveLength(11);
+      const slots = new Set(await Promise.all(keys.map(slotOf)));
+      expect(slots.size, `group ${g}: ${keys.join(' ')}`).toBe(1);
+      groupSlots.push([...slots][0] as number);
+    }
+    expect(new Set(groupSlots).size).toBe(GROUPS);
+
+    // Who owns each slot, from CLUSTER SLOTS: the groups must be spread over more than one master.
+    const ranges = (await node.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const ownerOf = (slot: number) =>
+      ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+    const owners = new Set(groupSlots.map(ownerOf));
+    expect(owners.has(undefined)).toBe(false);
+    expect(owners.size).toBeGreaterThan(1);
+
+    // And the data really lands there: each master holds exactly the groups its slots cover.
+    await q.addBulk(Array.from({ length: GROUPS }, (_, g) => ({ body: g, options: { group: g } })));
+    for (const [i, master] of admin.entries()) {
+      const held = (await master.keys('*task_group*')).sort();
+      const expected = groupSlots
+        .map((slot, g) => (ownerOf(slot) === cluster.nodes[i]?.port ? g : -1))
+        .filter((g) => g >= 0)
+        .flatMap((g) => [
+          `{task_group:${g}}:msg`,
+          `{task_group:${g}}:ready`,
+          `{task_group:${g}}:seq`,
+        ]);
+      expect(held.filter((k) => !k.endsWith(':due') && !k.endsWith(':wake'))).toEqual(
+        expected.sort(),
+      );
+    }
+  });
+
+  it('ready() loads every script on every master', async () => {
+    const dir = new URL('../src/lua/', import.meta.url);
+    const lib = readFileSync(new URL('lib.lua', dir), 'utf8');
+    const sha = (name: string) =>
+      createHash('sha1')
+        .update(`${lib}\n${readFileSync(new URL(`${name}.lua`, dir), 'utf8')}`)
+        .digest('hex');
+    const shas = ['add', 'claim', 'ack', 'fail', 'inspect', 'dead-retry'].map(sha);
+    for (const master of admin) await master.script('FLUSH');
+    // A brand-new client: ready() must wait for the cluster topology, not find no masters yet.
+    const fresh = new Queue({ cluster: cluster.nodes, prefix: 'fresh' });
+    try {
+      await fresh.ready();
+      for (const master of admin) {
+        expect(await master.script('EXISTS', ...shas)).toEqual(shas.map(() => 1));
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+// Every bad input rejects with a SkyqError naming the field, and nothing is stored.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AddOptions, type Body, Queue, SkyqError } from '../src/index.js';
+import { openQueue } from './helpers/queue.js';
+import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+
+let server: RedisServerHandle;
+let q: Queue;
+
+beforeAll(async () => {
+  server = await startStandalone();
+  q = await openQueue({ redis: server.url }, { maxBodyBytes: 1000 });
+});
+
+afterAll(async () => {
+  await q?.close();
+  await server?.stop();
+});
+
+/** Resolves to the SkyqError `promise` rejected with; fails the test when it resolved. */
+async function rejection(promise: Promise<unknown>): Promise<SkyqError> {
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected a rejection, got ${String(outcome.value)}`);
+  expect(outcome.error).toBeInstanceOf(SkyqError);
+  return outcome.error as SkyqError;
+}
+
+async function expectNamed(promise: Promise<unknown>, field: string, code?: string) {
+  const error = await rejection(promise);
+  expect(error.message).toContain(field);
+  expect(error.field).toBe(field);
+  if (code) expect(error.code).toBe(code);
+  return error;
+}
+
+const circular: Record<string, unknown> = { a: 1 };
+circular.self = circular;
+
+const badOptions: [string, Record<string, unknown>, string][] = [
+  ['negative delay', { delay: -1 }, 'delay'],
+  ['NaN delay', { delay: Number.NaN }, 'delay'],
+  ['infinite delay', { delay: Number.POSITIVE_INFINITY }, 'delay'],
+  ['string delay', { delay: '10' }, 'delay'],
+  ['delay with runAt', { delay: 10, runAt: Date.now() + 1000 }, 'delay'],
+  ['invalid runAt date', { runAt: new Date('nope') }, 'runAt'],
+  ['negative priority', { priority: -1 }, 'priority'],
+  ['fractional priority', { priority: 1.5 }, 'priority'],
+  ['priority over the limit', { priority: 1_000_001 }, 'priority'],
+  ['group past the last', { group: 10 }, 'group'],
+  ['negative group', { group: -1 }, 'group'],
+  ['empty id', { id: '' }, 'id'],
+  ['id with spaces', { id: 'order 42' }, 'id'],
+  ['id of 300 characters', { id: 'x'.repeat(300) }, 'id'],
+  ['empty key', { key: '' }, 'key'],
+  ['zero attempts', { attempts: 0 }, 'attempts'],
+  ['unknown backoff type', { backoff: { type: 'linear', delay: 10 } }, 'backoff.type'],
+  ['unknown option name', { dealy: 100 }, 'dealy'],
+];
+
+const badBodies: [string, unknown, RegExp][] = [
+  ['undefined', undefined, /undefined/],
+  ['a function', () => 1, /function/],
+  ['a BigInt', 10n, /JSON/],
+  ['a circular object', circular, /JSON/],
+  ['a string over maxBodyBytes', 'x'.repeat(1001), /1001 bytes.*maxBodyBytes/],
+  ['an object over maxBodyBytes', { text: 'é'.repeat(600) }, /maxBodyBytes/],
+];
+
+describe('add rejects bad options, naming the field', () => {
+  it.each(badOptions)('%s', async (_, options, field) => {
+    await expectNamed(q.add('body', options as AddOptions), field, 'ERR_SKYQ_INVALID_OPTION');
+  });
+
+  it('names the item in addBulk and stores none of the batch', async () => {
+    const items = [
+      { body: 'fine' },
+      { body: 'also fine', options: { group: 3 } },
+      { body: 'bad', options: { priority: 1.5 } },
+    ];
+    const error = await expectNamed(q.addBulk(items), 'items[2].priority');
+    expect(error.message).toMatch(/integer/);
+    await expectNamed(
+      q.addBulk([{ body: 1 }, { body: 2, options: { group: 10 } }]),
+      'items[1].group',
+    );
+    await expectNamed(
+      q.addBulk([{ body: 1 }, { body: 2, options: { nope: 1 } as AddOptions }]),
+      'nope',
+    );
+    await expectNamed(q.addBulk('x' as never), 'items');
+  });
+
+  it('rejects options that are not an object', async () => {
+    await expectNamed(q.add('body', 5 as AddOptions), 'options');
+  });
+});
+
+describe('add rejects bodies that cannot be stored', () => {
+  it.each(badBodies)('%s', async (_, body, problem) => {
+    const error = await expectNamed(q.add(body as Body), 'body', 'ERR_SKYQ_BODY');
+    expect(error.message).toMatch(problem);
+  });
+
+  it('accepts a body of exactly maxBodyBytes', async () => {
+    const id = await q.add('y'.repeat(1000), { group: 0 });
+    expect((await q.get(id))?.body).toBe('y'.repeat(1000));
+    expect(await q.cancel(id)).toBe(true);
+  });
+
+  it('names the item whose body is bad', async () => {
+    await expectNamed(q.addBulk([{ body: 1 }, { body: 2n as never }]), 'items[1].body');
+  });
+});
+
+describe('other calls check their arguments too', () => {
+  it('cancel, reschedule and get reject bad ids and groups', async () => {
+    await expectNamed(q.cancel(''), 'id');
+    await expectNamed(q.cancel('a b'), 'id');
+    await expectNamed(q.get('z'.repeat(300)), 'id');
+    await expectNamed(q.get('fine', { group: 10 }), 'group');
+    await expectNamed(q.reschedule('fine', { delay: -5 }), 'delay');
+    await expectNamed(q.reschedule('fine', { delay: 5, runAt: 5 }), 'delay');
+    await expectNamed(q.reschedule('fine', {}), 'delay');
+    await expectNamed(q.reschedule('fine', { delay: 5, when: 1 } as never), 'when');
+  });
+
+  it('claim, poll, ack, fail and extendLease reject bad groups and numbers', async () => {
+    await expectNamed(q.claim(10), 'group');
+    await expectNamed(q.claim(-1), 'group');
+    await expectNamed(q.claim(0, 0), 'max');
+    await expectNamed(q.claim(0, 10, Number.NaN), 'leaseMs');
+    await expectNamed(q.poll(0, { ack: ['bad id'] }), 'ack');
+    await expectNamed(q.ack(1.5, ['x']), 'group');
+    await expectNamed(q.fail(0, '', 'boom'), 'id');
+    await expectNamed(q.extendLease(0, ['x'], -1), 'leaseMs');
+  });
+
+  it('new Queue rejects bad settings', () => {
+    const settings: [Record<string, unknown>, string][] = [
+      [{ groups: 0 }, 'groups'],
+      [{ scoreUnit: 'min' }, 'scoreUnit'],
+      [{ prefix: 'a{b}' }, 'prefix'],
+      [{ maxBodyBytes: -1 }, 'maxBodyBytes'],
+      [{ attempts: 1.5 }, 'attempts'],
+      [{ redis: 'http://x' }, 'redis'],
+      [{ colour: 'blue' }, 'colour'],
+    ];
+    for (const [options, field] of settings) {
+      let caught: unknown;
+      try {
+        new Queue(options as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, field).toBeInstanceOf(SkyqError);
+      expect((caught as SkyqError).message).toContain(field);
+    }
+  });
+
+  it('stored nothing for any rejected call', async () => {
+    const counts = await q.counts();
+    const total = counts.reduce((sum, c) => sum + c.delayed + c.ready + c.active + c.dead, 0);
+    expect(total).toBe(0);
+  });
+});
