@@ -23,6 +23,12 @@ export class RedisClock {
     return Date.now() + this.#offset;
   }
 
+  /** Redis time minus local time, in ms, as last measured. */
+  get offset(): number {
+    if (Date.now() - this.#measuredAt > REFRESH_MS) void this.measure().catch(() => undefined);
+    return this.#offset;
+  }
+
   measure(): Promise<void> {
     this.#measuring ??= this.#sample().finally(() => {
       this.#measuring = null;

@@ -56,6 +56,11 @@ export interface PollOptions {
   leaseMs?: number;
   /** ids finished since the last poll: acked in the same call */
   ack?: string[];
+  /**
+   * When nothing is ready, also lease messages due within this many ms (default 0);
+   * the caller must start each one at its `dueAt`.
+   */
+  lookaheadMs?: number;
 }
 
 /** Messages per add.lua call: big enough to amortise, small enough to keep Redis responsive. */
@@ -71,7 +76,8 @@ export class Queue {
   readonly #ownsClient: boolean;
   readonly #keys: string[][];
   readonly #rawHeader: string;
-  readonly #clock: RedisClock;
+  /** Redis's clock as seen from here (due times are on it). */
+  readonly clock: RedisClock;
   readonly #idBlocks: IdBlocks;
   #roundRobin = 0;
   #closed = false;
@@ -84,7 +90,7 @@ export class Queue {
     this.#keys = Array.from({ length: this.config.groups }, (_, g) =>
       groupKeys(this.config.prefix, g),
     );
-    this.#clock = new RedisClock(this.client);
+    this.clock = new RedisClock(this.client);
     this.#idBlocks = new IdBlocks(
       this.client,
       this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq')),
@@ -98,7 +104,7 @@ export class Queue {
 
   /** Resolves once connected with every script loaded on every server. */
   async ready(): Promise<void> {
-    await Promise.all([this.#scripts.preload(), this.#clock.measure()]);
+    await Promise.all([this.#scripts.preload(), this.clock.measure()]);
   }
 
   async add(body: Body, options?: AddOptions): Promise<string> {
@@ -137,7 +143,7 @@ export class Queue {
   async #addChunk(group: number, chunk: number[], prepared: PreparedMessage[], ids: string[]) {
     const messages = chunk.map((index) => prepared[index] as PreparedMessage);
     const generated = await this.#idBlocks.take(group, messages.filter((m) => !m.callerId).length);
-    const now = await this.#clock.now();
+    const now = await this.clock.now();
     const unit = this.config.unitMs;
     const args: string[] = ['0', ''];
     let earliest = Number.POSITIVE_INFINITY;
@@ -213,7 +219,8 @@ export class Queue {
     const max = checkInteger('max', options.max ?? 100, 1, 10_000);
     const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
     const ack = (options.ack ?? []).map((id) => checkId('ack', id));
-    const args = [String(this.config.unitMs), max, leaseMs, PROMOTE_LIMIT, this.#rawHeader, ...ack];
+    const lookahead = checkDuration('lookaheadMs', options.lookaheadMs ?? 0, 60_000);
+    const args = [String(this.config.unitMs), max, leaseMs, PROMOTE_LIMIT, this.#rawHeader, lookahead, ...ack];
     const result = parseClaimReply(group, await this.run('claim', group, args));
     // A record we cannot read must not stop the others: dead-letter it with the reason.
     for (const bad of result.malformed) {

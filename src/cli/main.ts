@@ -2,6 +2,7 @@
 // The skyq command line: start, produce, stats, logs, dlq, cancel, bench.
 import { Command } from 'commander';
 import { SkyqError } from '../errors.js';
+import { registerBench } from './bench.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { registerLogs } from './logs.js';
 import { registerProduce } from './produce.js';
@@ -18,6 +19,7 @@ registerStats(program);
 registerLogs(program);
 registerDlq(program);
 registerCancel(program);
+registerBench(program);
 
 try {
   await program.parseAsync();

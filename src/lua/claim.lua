@@ -6,7 +6,10 @@
 -- ARGV[3] lease length in ms
 -- ARGV[4] most messages promoted or recovered in one call (bounds script time)
 -- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|s'
--- ARGV[6..] ids to ack first (optional)
+-- ARGV[6] lookahead ms: when nothing is ready, also lease messages due within
+--   this window; the consumer starts each at its due time with a local timer,
+--   so a trickle of due times costs one claim per window, not one per message
+-- ARGV[7..] ids to ack first (optional)
 -- Returns { now, nextDueMs, acked, id, record, failedAttempts, dueMs, ... }
 -- nextDueMs is now when ready messages are left, else the next due time or
 -- lease expiry, -1 when the group holds nothing pending.
@@ -15,11 +18,12 @@ local max = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 local rawHeader = ARGV[5]
+local lookahead = tonumber(ARGV[6])
 local now = nowMs()
 
 local acked = 0
-if #ARGV > 5 then
-  acked = ackLeased(argvFrom(6))
+if #ARGV > 6 then
+  acked = ackLeased(argvFrom(7))
 end
 
 -- Ready order: one INCRBY reserves the sequence numbers a step needs.
@@ -77,7 +81,20 @@ end
 --    the order they start in anyway); otherwise they queue in the ready set
 --    by priority, then age.
 local direct = nil
-local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', num(now / unit), 'WITHSCORES', 'LIMIT', 0, limit)
+local horizon = num((now + lookahead) / unit)
+local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, limit)
+local leaseDirectly = #ready == 0 and #due / 2 <= max and redis.call('ZCARD', readyKey) == 0
+if not leaseDirectly and lookahead > 0 then
+  -- Going through the ready set: only what is due now.
+  for i = 1, #due, 2 do
+    if tonumber(due[i + 1]) * unit > now then
+      for j = #due, i, -1 do
+        due[j] = nil
+      end
+      break
+    end
+  end
+end
 if #due > 0 then
   local ids, dues, dueList = {}, {}, {}
   for i = 1, #due, 2 do
@@ -105,7 +122,7 @@ if #due > 0 then
     bulk('HSET', msgKey, rawRecords)
   end
   bulk('HSET', dueKey, dues)
-  if #ready == 0 and #ids <= max and redis.call('ZCARD', readyKey) == 0 then
+  if leaseDirectly then
     direct = { ids = ids, recs = recs, dues = dueList }
   else
     reserveSeq(#ids)

@@ -28,6 +28,8 @@ export interface ActorSettings {
   leaseMs: number;
   /** fail a handler that runs longer (0 = no limit) */
   timeoutMs: number;
+  /** lease messages due this soon and start them on a local timer (see claim.lua) */
+  lookaheadMs: number;
 }
 
 /** What every actor answers without handler code: skynet's debug protocol. */
@@ -39,7 +41,11 @@ export interface ActorApi {
 }
 
 const ERROR_PAUSE_MS = 500;
-const now = () => performance.timeOrigin + performance.now();
+/** Finished messages are acked with the next poll, or after this long when idle. */
+const ACK_DELAY_MS = 20;
+/** Wake this much before the next due time: the claim's round trip fits in it. */
+const WAKE_EARLY_MS = 3;
+const localNow = () => performance.timeOrigin + performance.now();
 
 export class Actor {
   readonly #settings: ActorSettings;
@@ -55,6 +61,7 @@ export class Actor {
   #lastError: string | null = null;
   #loop: Promise<void> = Promise.resolve();
   #leaseTimer: NodeJS.Timeout | undefined;
+  #ackTimer: NodeJS.Timeout | undefined;
   readonly #startedAt = Date.now();
 
   constructor(settings: ActorSettings, queue: Queue, waker: Waker, handler: Handler, log: Logger) {
@@ -111,9 +118,10 @@ export class Actor {
     await this.#loop;
     const deadline = Date.now() + graceMs;
     while (this.#inFlight.size > 0 && Date.now() < deadline) {
-      await this.#waker.wait(deadline - Date.now());
+      await this.#waker.wait(deadline - Date.now(), false);
     }
     clearInterval(this.#leaseTimer);
+    clearTimeout(this.#ackTimer);
     const unfinished = [...this.#inFlight.keys()];
     let released = 0;
     try {
@@ -129,18 +137,20 @@ export class Actor {
   }
 
   async #run(): Promise<void> {
-    const { group, concurrency, batch, leaseMs } = this.#settings;
+    const { group, concurrency, batch, leaseMs, lookaheadMs } = this.#settings;
     while (this.#state === 'running') {
       const room = concurrency - this.#inFlight.size;
       if (room <= 0) {
-        await this.#waker.wait(-1);
+        await this.#waker.wait(-1, false);
         continue;
       }
+      clearTimeout(this.#ackTimer);
+      this.#ackTimer = undefined;
       const ack = this.#takeFinished();
       const max = Math.min(room, batch);
       let polled: Awaited<ReturnType<Queue['poll']>>;
       try {
-        polled = await this.#queue.poll(group, { max, leaseMs, ack });
+        polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs });
       } catch (error) {
         this.#finished.push(...ack);
         this.#noteError('poll failed', error);
@@ -154,18 +164,35 @@ export class Actor {
           'malformed message dead-lettered',
         );
       }
-      for (const message of polled.messages) this.#start(message);
+      for (const message of polled.messages) this.#schedule(message);
       if (polled.messages.length === max) continue;
-      const sleep = polled.nextDueAt < 0 ? -1 : Math.max(0, polled.nextDueAt - polled.now);
+      const sleep =
+        polled.nextDueAt < 0 ? -1 : Math.max(0, polled.nextDueAt - this.#redisNow() - WAKE_EARLY_MS);
       await this.#waker.wait(sleep);
     }
   }
 
-  #start(message: Message): void {
+  #redisNow(): number {
+    return localNow() + this.#queue.clock.offset;
+  }
+
+  /** Starts the message now, or at its due time when it was leased ahead. */
+  #schedule(message: Message): void {
     this.#counters.claimed++;
-    this.#lateness.recordMs(now() - message.dueAt);
     const abort = new AbortController();
     this.#inFlight.set(message.id, abort);
+    this.#startWhenDue(message, abort);
+  }
+
+  // Timers may fire a little early (they count whole ms): check, and wait the rest.
+  #startWhenDue(message: Message, abort: AbortController): void {
+    const early = message.dueAt - this.#redisNow();
+    if (early > 0) setTimeout(() => this.#startWhenDue(message, abort), Math.ceil(early));
+    else this.#start(message, abort);
+  }
+
+  #start(message: Message, abort: AbortController): void {
+    this.#lateness.recordMs(this.#redisNow() - message.dueAt);
     this.#runHandler(message, abort)
       .then(
         () => {
@@ -176,8 +203,12 @@ export class Actor {
         (error) => this.#failed(message, error),
       )
       .finally(() => {
+        const wasFull = this.#inFlight.size >= this.#settings.concurrency;
         this.#inFlight.delete(message.id);
-        this.#waker.poke();
+        // A full actor polls at once (it has room again); otherwise acks ride on the
+        // next poll, or go after a short pause, so a trickle does not cost a call each.
+        if (wasFull || this.#finished.length >= this.#settings.batch) this.#waker.poke();
+        else this.#ackTimer ??= setTimeout(() => this.#waker.poke(), ACK_DELAY_MS);
       });
   }
 

@@ -28,6 +28,8 @@ export interface StartOptions extends QueueOptions {
   leaseMs?: number;
   /** fail a handler that runs longer than this (default 0: no limit) */
   timeoutMs?: number;
+  /** lease messages due within this window and start them on a local timer (default 20 ms) */
+  lookaheadMs?: number;
   /** handler module path; default: log each message as consumed */
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
@@ -58,11 +60,11 @@ export class Launcher {
     this.#graceMs = graceMs;
   }
 
-  stats(timeoutMs = 1000): Promise<LauncherStats> {
+  async stats(timeoutMs = 1000): Promise<LauncherStats> {
     return this.#coordinatorProxy().stats(timeoutMs);
   }
 
-  debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
+  async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
     return this.#coordinatorProxy().debug(group, command, timeoutMs);
   }
 
@@ -84,6 +86,7 @@ export class Launcher {
         () => undefined,
       );
       release(this.#coordinator);
+      this.#coordinator = null;
     }
     await this.#coordinatorWorker?.terminate();
     for (const port of this.#poolPorts) port.close();
@@ -121,6 +124,7 @@ export class Launcher {
       batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
       leaseMs: checkDuration('leaseMs', options.leaseMs ?? 30_000),
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? 0),
+      lookaheadMs: checkDuration('lookaheadMs', options.lookaheadMs ?? 20, 1000),
     };
     const queue = pickQueueOptions(options);
     const coordinator = this.#coordinator;

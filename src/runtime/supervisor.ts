@@ -77,11 +77,18 @@ export class Supervisor {
       this.#readyTimeoutMs,
       `actor ${this.group} start`,
     ).catch((error: Error): ActorReport => ({ kind: 'failed', reason: error.message }));
-    if (answer.kind === 'failed') {
+    // stop() may have come while this thread was starting: it must not stay behind.
+    if (answer.kind === 'failed' || this.#stopping) {
+      channel.port2.close();
       await worker.terminate();
-      throw errors.actor(`actor ${this.group} failed to start: ${answer.reason}`);
+      const reason = answer.kind === 'failed' ? answer.reason : 'stopped while starting';
+      throw errors.actor(`actor ${this.group} failed to start: ${reason}`);
     }
     await this.#hooks.attach(this.group, channel.port2);
+    if (this.#stopping) {
+      await worker.terminate();
+      throw errors.actor(`actor ${this.group} failed to start: stopped while starting`);
+    }
     this.#actor = remote<ActorApi>(worker);
     worker.once('exit', (code) => void this.#exited(worker, code, Date.now() - bornAt));
     worker.on('error', (error) => {
@@ -97,7 +104,11 @@ export class Supervisor {
     const actor = this.#actor;
     this.#worker = null;
     this.#actor = null;
-    if (!worker || !actor) return { released: 0 };
+    if (!worker || !actor) {
+      // Still starting (or waiting to restart): nothing leased yet, end the thread.
+      await worker?.terminate();
+      return { released: 0 };
+    }
     let result = { released: 0 };
     try {
       result = await withTimeout(actor.drain(graceMs), graceMs + 5000, `actor ${this.group} drain`);
@@ -131,6 +142,7 @@ export class Supervisor {
     try {
       await this.start();
     } catch (error) {
+      if (this.#stopping) return;
       // Could not come back (Redis down?): try again after a longer pause.
       this.#hooks.crashed(this.group, (error as Error).message, this.#restarts, this.#pause);
       this.#restartTimer = setTimeout(() => void this.#restart(), this.#pause);

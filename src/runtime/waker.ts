@@ -25,17 +25,19 @@ export class Waker {
   }
 
   /**
-   * Resolves on a producer's token, after `ms` (never when ms < 0), or on poke().
-   * A token or poke that came while the actor was busy ends the next wait at once.
+   * Resolves on a producer's token (when `listen`), after `ms` (never when ms < 0),
+   * or on poke(). A token or poke that came while the actor was busy ends the next
+   * wait at once. An actor with no room for work does not listen, leaving tokens
+   * to idle siblings.
    */
-  wait(ms: number): Promise<WakeReason> {
+  wait(ms: number, listen = true): Promise<WakeReason> {
     if (this.#closed) return Promise.resolve('closed');
     if (this.#pending) {
       const reason = this.#pending;
       this.#pending = null;
       return Promise.resolve(reason);
     }
-    this.#block();
+    if (listen) this.#block();
     return new Promise((resolve) => {
       this.#resolve = resolve;
       if (ms >= 0) this.#timer = setTimeout(() => this.#fire('timer'), ms);
