@@ -14,6 +14,7 @@ import { errors } from './errors.js';
 import { IdBlocks } from './id-blocks.js';
 import { groupKeys, homeGroup, keyOf } from './keys.js';
 import { type Message, type PollResult, parseClaimReply } from './message.js';
+import { type MessageInfo, messageInfo } from './message-info.js';
 import {
   checkDuration,
   checkGroup,
@@ -22,26 +23,9 @@ import {
   checkObject,
   rejectUnknown,
 } from './options.js';
-import { type Body, type DecodedRecord, decodeRecord, headerOf } from './record.js';
+import { type Body, headerOf } from './record.js';
 import { connect, type RedisClient } from './redis/connection.js';
 import { type ScriptName, Scripts } from './redis/scripts.js';
-
-export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
-
-export interface MessageInfo {
-  id: string;
-  group: number;
-  state: MessageState;
-  body: Body;
-  priority: number;
-  /** deliveries so far, the running one included */
-  attempts: number;
-  maxAttempts: number;
-  dueAt: number | null;
-  enqueuedAt: number | null;
-  lastError: string | null;
-  deadReason: string | null;
-}
 
 export interface GroupCounts {
   group: number;
@@ -193,7 +177,7 @@ export class Queue {
         | false
       )[];
       if (!reply[0]) return false;
-      found = this.#info(id, group, reply);
+      found = messageInfo(id, group, reply, this.#rawHeader);
       return true;
     });
     return found;
@@ -220,7 +204,15 @@ export class Queue {
     const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
     const ack = (options.ack ?? []).map((id) => checkId('ack', id));
     const lookahead = checkDuration('lookaheadMs', options.lookaheadMs ?? 0, 60_000);
-    const args = [String(this.config.unitMs), max, leaseMs, PROMOTE_LIMIT, this.#rawHeader, lookahead, ...ack];
+    const args = [
+      String(this.config.unitMs),
+      max,
+      leaseMs,
+      PROMOTE_LIMIT,
+      this.#rawHeader,
+      lookahead,
+      ...ack,
+    ];
     const result = parseClaimReply(group, await this.run('claim', group, args));
     // A record we cannot read must not stop the others: dead-letter it with the reason.
     for (const bad of result.malformed) {
@@ -268,7 +260,7 @@ export class Queue {
   async release(group: number, ids: string[]): Promise<number> {
     checkGroup('group', group, this.config.groups);
     if (ids.length === 0) return 0;
-    return (await this.run('release', group, ids)) as number;
+    return (await this.run('release', group, [String(this.config.unitMs), ...ids])) as number;
   }
 
   /** Runs one script against one group's keys. */
@@ -302,29 +294,5 @@ export class Queue {
     if (await attempt(home)) return true;
     const others = this.#keys.map((_, g) => g).filter((g) => g !== home);
     return (await Promise.all(others.map(attempt))).some(Boolean);
-  }
-
-  #info(id: string, group: number, reply: (string | false)[]): MessageInfo {
-    const [state, record, failed, lastError, deadReason, dueMs] = reply;
-    let decoded: DecodedRecord;
-    try {
-      decoded = decodeRecord(id, record || this.#rawHeader + id);
-    } catch {
-      // Show what is stored rather than hide the message.
-      decoded = { ...decodeRecord(id, this.#rawHeader), body: record || '' };
-    }
-    return {
-      id,
-      group,
-      state: state as MessageState,
-      body: decoded.body,
-      priority: decoded.priority,
-      attempts: Number(failed) + (state === 'active' ? 1 : 0),
-      maxAttempts: decoded.maxAttempts,
-      dueAt: dueMs ? Number(dueMs) : null,
-      enqueuedAt: decoded.enqueuedAt,
-      lastError: lastError || null,
-      deadReason: deadReason || null,
-    };
   }
 }
