@@ -167,7 +167,9 @@ export class Actor {
       for (const message of polled.messages) this.#schedule(message);
       if (polled.messages.length === max) continue;
       const sleep =
-        polled.nextDueAt < 0 ? -1 : Math.max(0, polled.nextDueAt - this.#redisNow() - WAKE_EARLY_MS);
+        polled.nextDueAt < 0
+          ? -1
+          : Math.max(0, polled.nextDueAt - this.#redisNow() - WAKE_EARLY_MS);
       await this.#waker.wait(sleep);
     }
   }

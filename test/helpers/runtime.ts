@@ -1,0 +1,143 @@
+/**
+ * Helpers for the runtime and CLI suites: temporary log dirs, polling with a deadline, the
+ * fixture handler's record of finished ids, and running the compiled `skyq` CLI as a child.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { Cluster, Redis } from 'ioredis';
+import type { Queue } from '../../src/index.js';
+import { groupKeys } from '../../src/index.js';
+
+export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+
+/** Absolute path of a file under test/fixtures. */
+export const fixture = (name: string) => join(ROOT, 'test/fixtures', name);
+
+/** Where the fixture handler connects to record finished ids (a URL or JSON cluster nodes). */
+export const FIXTURE_ENV = 'SKYQ_FIXTURE_REDIS';
+
+const dirs: string[] = [];
+/** A fresh temporary directory, removed by removeTempDirs(). */
+export function tempDir(name = 'skyq-rt-'): string {
+  const dir = mkdtempSync(join(tmpdir(), name));
+  dirs.push(dir);
+  return dir;
+}
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Calls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+  intervalMs = 25,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Every id the fixture handler recorded in `list`, duplicates included. */
+export async function recorded(client: Redis | Cluster, list: string): Promise<string[]> {
+  return client.lrange(list, 0, -1);
+}
+
+/** Ids per state, read straight from the group's sorted sets. */
+export async function idsByState(client: Redis | Cluster, queue: Queue) {
+  const out = {
+    delayed: [] as string[],
+    ready: [] as string[],
+    active: [] as string[],
+    dead: [] as string[],
+  };
+  for (let g = 0; g < queue.config.groups; g++) {
+    const [delayed, ready, active, dead] = groupKeys(queue.config.prefix, g) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    out.delayed.push(...(await client.zrange(delayed, 0, -1)));
+    out.ready.push(...(await client.zrange(ready, 0, -1)));
+    out.active.push(...(await client.zrange(active, 0, -1)));
+    out.dead.push(...(await client.zrange(dead, 0, -1)));
+  }
+  return out;
+}
+
+/** How many MessagePorts keep this process busy: each actor and coordinator holds some. */
+export function openPorts(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running CLI child whose output is collected as it comes. */
+export interface CliChild {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  done: Promise<CliResult>;
+}
+
+/** Runs `skyq <args>` from dist/ as a child process. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliChild {
+  return spawnNode(CLI, args, env);
+}
+
+/** Runs a Node script as a child process, collecting its output. */
+export function spawnNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): CliChild {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  const done = new Promise<CliResult>((resolvePromise, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) =>
+      resolvePromise({ code, signal, stdout: out, stderr: err }),
+    );
+  });
+  return { child, stdout: () => out, stderr: () => err, done };
+}
+
+/** Runs the CLI to the end with `input` on stdin; kills it after `timeoutMs`. */
+export function runCli(args: string[], input = '', timeoutMs = 20_000): Promise<CliResult> {
+  return finish(spawnCli(args), input, timeoutMs);
+}
+
+/** Feeds `input` to a child's stdin and waits for its end; kills it after `timeoutMs`. */
+export async function finish(run: CliChild, input = '', timeoutMs = 20_000): Promise<CliResult> {
+  run.child.stdin?.end(input);
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), timeoutMs);
+  try {
+    return await run.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The launcher's life: start (ready only when every actor is), debug protocol, stop (no thread
+ * left), refusal of a bad handler module, and a crashed actor that is restarted without losing
+ * its message. Real worker threads on a private redis-server.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from '../src/index.js';
+import { startActors } from '../src/runtime/launcher.js';
+import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import {
+  FIXTURE_ENV,
+  finish,
+  fixture,
+  openPorts,
+  recorded,
+  removeTempDirs,
+  spawnNode,
+  tempDir,
+  waitFor,
+} from './helpers/runtime.js';
+
+let server: RedisServerHandle;
+let client: Redis;
+
+beforeAll(async () => {
+  server = await startStandalone();
+  client = new Redis(server.url);
+  process.env[FIXTURE_ENV] = server.url;
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+  removeTempDirs();
+});
+
+describe('start and stop', () => {
+  it('resolves when every actor is ready, answers debug calls, and stop() ends every thread', async () => {
+    const portsBefore = openPorts();
+    const logDir = tempDir();
+    const launcher = await startActors({ redis: server.url, logDir, groups: 4, only: [3, 1, 3] });
+    try {
+      expect(launcher.groups).toEqual([1, 3]);
+      const stats = await launcher.stats(5000);
+      expect(stats.actors.map((a) => [a.group, a.status, a.stat?.state])).toEqual([
+        [1, 'ok', 'running'],
+        [3, 'ok', 'running'],
+      ]);
+      expect(stats.launcherId).toBe(launcher.id);
+      expect(stats.pid).toBe(process.pid);
+      expect(new Set(stats.actors.map((a) => a.stat?.threadId)).size).toBe(2);
+
+      expect(await launcher.debug(1, 'ping', 5000)).toBe('pong');
+      expect(await launcher.debug(3, 'ping', 5000)).toBe('pong');
+      const stat = (await launcher.debug(3, 'stat', 5000)) as { group: number; claimed: number };
+      expect(stat).toMatchObject({ group: 3, claimed: 0, done: 0, inFlight: 0, state: 'running' });
+      const mem = (await launcher.debug(1, 'mem', 5000)) as { heapUsed: number; heapTotal: number };
+      expect(mem.heapUsed).toBeGreaterThan(0);
+      expect(mem.heapTotal).toBeGreaterThanOrEqual(mem.heapUsed);
+      // A group this launcher does not run is an error, not a hang.
+      await expect(launcher.debug(0, 'ping', 5000)).rejects.toThrow(/group 0/);
+      expect(openPorts()).toBeGreaterThan(portsBefore);
+    } finally {
+      await launcher.stop();
+    }
+    expect(openPorts()).toBe(portsBefore);
+    await expect(launcher.stats()).rejects.toThrow(/closed/);
+    await expect(launcher.stop()).resolves.toBeUndefined(); // a second stop is harmless
+    const log = readFileSync(join(logDir, 'launcher.log'), 'utf8');
+    expect(log).toMatch(/"event":"started"/);
+    expect(log).toMatch(/"event":"stopped"/);
+    expect(readFileSync(join(logDir, 'actor-1.log'), 'utf8')).toMatch(/"event":"stopped"/);
+  });
+
+  it('a process whose launcher stopped exits by itself', async () => {
+    const run = spawnNode(fixture('start-stop.mjs'), [server.url, tempDir()]);
+    const result = await finish(run, '', 30_000);
+    const out = result.stdout + result.stderr;
+    expect(out).toContain('{"status":["ok","ok"]}');
+    expect(result.code).toBe(0);
+  });
+
+  it('rejects a handler module without a default export, naming the problem', async () => {
+    const portsBefore = openPorts();
+    const attempt = startActors({
+      redis: server.url,
+      logDir: tempDir(),
+      groups: 2,
+      handler: fixture('no-default.mjs'),
+    });
+    await expect(attempt).rejects.toThrow(/no-default\.mjs must export a default function/);
+    await waitFor('every port closed', () => (openPorts() === portsBefore ? true : undefined));
+  });
+
+  it('when one actor fails to start, the others that were still starting are stopped too', async () => {
+    const portsBefore = openPorts();
+    const attempt = startActors({
+      redis: server.url,
+      prefix: 'half',
+      groups: 2,
+      logDir: tempDir(),
+      handler: fixture('slow-or-failing.mjs'),
+    });
+    await expect(attempt).rejects.toThrow(/actor 1 failed to start: .*group 1 refuses to load/);
+    // Group 0's actor would finish loading after the rejection: its thread must be gone, not
+    // left behind to consume.
+    const queue = new Queue({ redis: server.url, prefix: 'half', groups: 2 });
+    try {
+      const id = await queue.add('nobody should take this', { group: 0 });
+      await waitFor('every port closed', () => (openPorts() === portsBefore ? true : undefined));
+      await waitFor('its connections closed', async () => {
+        const clients = (await client.client('LIST')) as string;
+        return /name=skyq-wake-0/.test(clients) ? undefined : true;
+      });
+      expect((await queue.get(id))?.state).toBe('ready');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('rejects options it cannot use before starting any thread', async () => {
+    await expect(startActors({ redis: server.url, groups: 4, only: [4] })).rejects.toThrow(/only/);
+    const missing = {
+      redis: server.url,
+      groups: 1,
+      logDir: tempDir(),
+      handler: fixture('missing.mjs'),
+    };
+    await expect(startActors(missing)).rejects.toThrow(/cannot load handler/);
+  });
+});
+
+describe('a crashing actor', () => {
+  it('is restarted, and the message it held is done after its lease expires', async () => {
+    const logDir = tempDir();
+    const queue = new Queue({ redis: server.url, prefix: 'crash', groups: 2 });
+    const launcher = await startActors({
+      redis: server.url,
+      prefix: 'crash',
+      groups: 2,
+      logDir,
+      handler: fixture('record.mjs'),
+      leaseMs: 1000,
+      publishStats: false,
+    });
+    try {
+      const id = await queue.add('crash', { group: 1 });
+      const other = await queue.add('fine', { group: 0 });
+      await waitFor('a restart of actor 1', () => (launcher.restarts(1) >= 1 ? true : undefined));
+      const done = await waitFor('the crashed message done', async () => {
+        const ids = await recorded(client, 'fixture:done');
+        return ids.includes(id) ? ids : undefined;
+      });
+      expect(done.filter((x) => x === id)).toHaveLength(1);
+      expect(done).toContain(other);
+      expect(launcher.restarts(0)).toBe(0);
+      expect(await client.get(`fixture:crashed:${id}`)).toBe('1');
+      // Acked: nothing of it is left in the queue.
+      await waitFor('the ack', async () => ((await queue.get(id)) === null ? true : undefined));
+
+      const stats = await launcher.stats(5000);
+      const actor1 = stats.actors.find((a) => a.group === 1);
+      expect(actor1).toMatchObject({ status: 'ok', restarts: 1 });
+      expect(actor1?.lastCrash).toMatch(/code 1/);
+      const log = await waitFor('the crash line', () => {
+        const text = readFileSync(join(logDir, 'launcher.log'), 'utf8');
+        return /"event":"crash"/.test(text) ? text : undefined;
+      });
+      expect(log).toMatch(/"event":"crash","group":1/);
+      expect(readFileSync(join(logDir, 'actor-1.log'), 'utf8')).toMatch(/"event":"restarted"/);
+    } finally {
+      await launcher.stop();
+      await queue.close();
+    }
+  });
+});
