@@ -77,7 +77,8 @@ export class Actor {
     const renewEvery = Math.max(50, Math.floor(this.#settings.leaseMs / 3));
     this.#leaseTimer = setInterval(() => this.#renewLeases(), renewEvery);
     this.#loop = this.#run();
-    this.#log.info({ event: 'started', ...this.#settings }, 'actor started');
+    const { group: _group, ...settings } = this.#settings;
+    this.#log.info({ event: 'started', ...settings }, 'actor started');
   }
 
   api(): ActorApi {

@@ -119,12 +119,17 @@ export class Launcher {
         minThreads: poolSize,
       });
     }
+    const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
     const settings = {
       concurrency: checkInteger('concurrency', options.concurrency ?? 100, 1, 100_000),
       batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
-      leaseMs: checkDuration('leaseMs', options.leaseMs ?? 30_000),
+      leaseMs,
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? 0),
-      lookaheadMs: checkDuration('lookaheadMs', options.lookaheadMs ?? 20, 1000),
+      // A message leased ahead must not see its lease run out before it is due.
+      lookaheadMs: Math.min(
+        checkDuration('lookaheadMs', options.lookaheadMs ?? 20, 1000),
+        Math.floor(leaseMs / 2),
+      ),
     };
     const queue = pickQueueOptions(options);
     const coordinator = this.#coordinator;
