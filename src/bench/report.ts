@@ -1,0 +1,113 @@
+/**
+ * Plain-text tables of BenchResults: one row per figure, one column per system, and — once a
+ * baseline system (skyq) is among them — one ratio column per other system. Shared by
+ * bench/compare.ts and `skyq bench` so both print the same thing.
+ */
+import type { BenchResult } from './workloads.js';
+
+type Kind = 'int' | 'num';
+
+interface Figure {
+  label: string;
+  get: (r: BenchResult) => number | undefined;
+  kind: Kind;
+  /** ratios of counts (messages, lost) say nothing useful, so those rows get none */
+  ratio: boolean;
+}
+
+export const FIGURES: readonly Figure[] = [
+  { label: 'messages', get: (r) => r.messages, kind: 'int', ratio: false },
+  { label: 'enqueue s', get: (r) => r.enqueueSeconds, kind: 'num', ratio: true },
+  { label: 'enqueue msg/s', get: (r) => r.enqueueRate, kind: 'int', ratio: true },
+  { label: 'drain msg/s', get: (r) => r.drainRate, kind: 'int', ratio: true },
+  { label: 'total s', get: (r) => r.totalSeconds, kind: 'num', ratio: true },
+  { label: 'late p50 ms', get: (r) => r.lateness.p50, kind: 'num', ratio: true },
+  { label: 'late p99 ms', get: (r) => r.lateness.p99, kind: 'num', ratio: true },
+  { label: 'late p99.9 ms', get: (r) => r.lateness.p999, kind: 'num', ratio: true },
+  { label: 'late max ms', get: (r) => r.lateness.max, kind: 'num', ratio: true },
+  { label: 'late mean ms', get: (r) => r.lateness.mean, kind: 'num', ratio: true },
+  { label: 'commands/msg', get: (r) => r.commandsPerMessage, kind: 'num', ratio: true },
+  { label: 'redis cpu s', get: (r) => r.redisCpuSeconds, kind: 'num', ratio: true },
+  { label: 'bytes/msg', get: (r) => r.bytesPerMessage, kind: 'int', ratio: true },
+  { label: 'handled', get: (r) => r.handled, kind: 'int', ratio: false },
+  { label: 'duplicates', get: (r) => r.duplicates, kind: 'int', ratio: false },
+  { label: 'lost', get: (r) => r.lost, kind: 'int', ratio: false },
+];
+
+const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/**
+ * Enough digits to compare, no more: integers with separators; other values keep about three
+ * significant digits (12,345 · 123.4 · 12.3 · 1.23 · 0.123). NaN / missing print as '–'.
+ */
+export function formatNumber(v: number | undefined, kind: Kind = 'num'): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  if (kind === 'int' || Math.abs(v) >= 1000) return thousands.format(Math.round(v));
+  if (v === 0) return '0';
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  if (Math.abs(v) >= 1) return v.toFixed(2);
+  return v.toPrecision(3);
+}
+
+/** baseline ÷ other, as "0.42×"; '–' when either side is missing or the divisor is 0. */
+export function formatRatio(base: number | undefined, other: number | undefined): string {
+  if (base === undefined || other === undefined) return '–';
+  if (!Number.isFinite(base) || !Number.isFinite(other) || other === 0) return '–';
+  const r = base / other;
+  return `${r >= 10 ? r.toFixed(0) : r >= 1 ? r.toFixed(1) : r.toPrecision(2)}×`;
+}
+
+export interface TableOptions {
+  title?: string;
+  /** system whose ratio to every other system is shown, when it is among the results */
+  baseline?: string;
+}
+
+export function formatResultsTable(results: BenchResult[], opts: TableOptions = {}): string {
+  const baseline = opts.baseline ?? 'skyq';
+  const base = results.find((r) => r.system === baseline);
+  const others = base ? results.filter((r) => r !== base) : [];
+  // The baseline leads, so its column sits next to the labels and reads first.
+  const shown = base ? [base, ...others] : results;
+  const header = [
+    'figure',
+    ...shown.map((r) => r.system),
+    ...others.map((o) => `${baseline}/${o.system}`),
+  ];
+  const rows: string[][] = [];
+  for (const f of FIGURES) {
+    const values = shown.map(f.get);
+    // A figure nobody has (bytes/msg outside memory, lateness in memory) is just noise.
+    if (values.every((v) => v === undefined || !Number.isFinite(v))) continue;
+    const ratios = others.map((o) => (f.ratio && base ? formatRatio(f.get(base), f.get(o)) : ''));
+    rows.push([f.label, ...values.map((v) => formatNumber(v, f.kind)), ...ratios]);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const out: string[] = [];
+  if (opts.title) out.push(opts.title);
+  out.push(line(header), widths.map((w) => '─'.repeat(w)).join('  '));
+  for (const r of rows) out.push(line(r));
+  for (const r of shown) for (const n of r.notes ?? []) out.push(`note: ${r.system}: ${n}`);
+  return out.join('\n');
+}
+
+/** One line per run, for logs and non-TTY output. */
+export function formatResultLine(r: BenchResult): string {
+  const l = r.lateness;
+  const parts = [
+    `${r.system} ${r.workload}: ${formatNumber(r.messages, 'int')} msgs`,
+    `enqueue ${formatNumber(r.enqueueRate, 'int')}/s`,
+  ];
+  if (Number.isFinite(r.drainRate)) parts.push(`drain ${formatNumber(r.drainRate, 'int')}/s`);
+  if (Number.isFinite(r.totalSeconds)) parts.push(`total ${formatNumber(r.totalSeconds)} s`);
+  if (Number.isFinite(l.p99)) parts.push(`late p99 ${formatNumber(l.p99)} ms`);
+  if (r.bytesPerMessage !== undefined)
+    parts.push(`${formatNumber(r.bytesPerMessage, 'int')} B/msg`);
+  parts.push(`lost ${r.lost}`, `dup ${r.duplicates}`);
+  return parts.join(', ');
+}

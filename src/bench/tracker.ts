@@ -1,0 +1,137 @@
+/**
+ * One run's bookkeeping, shared by every runner so "when did it start", "when is it done" and
+ * "what counts as late" mean the same for the naive loop, BullMQ and skyq.
+ */
+import {
+  Accounting,
+  type BenchResult,
+  LatenessRecorder,
+  messageCount,
+  nowMs,
+  type Planned,
+  type Progress,
+  type RedisFigures,
+  type WorkloadOptions,
+} from './workloads.js';
+
+const PROGRESS_EVERY_MS = 100;
+
+export class RunTracker {
+  readonly accounting = new Accounting();
+  readonly lateness = new LatenessRecorder();
+  readonly messages: number;
+  /** memory adds far-future messages and consumes nothing */
+  readonly consumes: boolean;
+  private firstAdd = Number.NaN;
+  private lastAdd = Number.NaN;
+  private firstDue = Number.POSITIVE_INFINITY;
+  private lastDue = Number.NEGATIVE_INFINITY;
+  private lastHandled = Number.NaN;
+  private enqueued = 0;
+  private lastProgress = 0;
+  private failure: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly workload: WorkloadOptions,
+    private readonly onProgress?: Progress,
+  ) {
+    this.messages = messageCount(workload);
+    this.consumes = workload.name !== 'memory';
+  }
+
+  /** Call right before a chunk goes out: registers its ids; returns each message's due time. */
+  adding(batch: Planned[]): number[] {
+    const now = Date.now();
+    if (Number.isNaN(this.firstAdd)) this.firstAdd = now;
+    return batch.map((m) => {
+      const due = now + m.delayMs;
+      if (this.consumes) this.accounting.expect(m.id, due);
+      if (due < this.firstDue) this.firstDue = due;
+      if (due > this.lastDue) this.lastDue = due;
+      return due;
+    });
+  }
+
+  /** Call once the system acknowledged the chunk. */
+  added(n: number): void {
+    this.lastAdd = Date.now();
+    this.enqueued += n;
+    if (!this.consumes) this.progress(this.enqueued);
+  }
+
+  /**
+   * Call at the start of the handler. `dueMs` is the system's own idea of the due time (BullMQ:
+   * timestamp + delay); without it the due time registered by `adding` is used. `start` is when
+   * the handler started, for systems that report starts in batches from other threads.
+   */
+  handled(id: string, dueMs?: number, start = nowMs()): void {
+    if (this.accounting.record(id) !== 'first') return;
+    this.lateness.record(start - (dueMs ?? this.accounting.dueOf(id) ?? start));
+    this.lastHandled = start;
+    this.progress(this.accounting.handled);
+    if (this.accounting.handled >= this.messages) this.wake?.();
+  }
+
+  /** A consumer or worker broke: ends `drained` with this error instead of waiting it out. */
+  fail(error: unknown): void {
+    this.failure ??= { error };
+    this.wake?.();
+  }
+
+  /**
+   * After the producer finished: resolves true once every message was handled, false when the
+   * last due time plus `graceMs` passed first (the rest then counts as lost).
+   */
+  async drained(graceMs: number): Promise<boolean> {
+    const complete = () => !this.consumes || this.accounting.handled >= this.messages;
+    if (!complete() && !this.failure) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, this.lastDue + graceMs - Date.now()));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+    if (this.failure) throw this.failure.error;
+    this.progress(this.consumes ? this.accounting.handled : this.enqueued, true);
+    return complete();
+  }
+
+  private progress(done: number, force = false): void {
+    const now = Date.now();
+    if (!this.onProgress || (!force && now - this.lastProgress < PROGRESS_EVERY_MS)) return;
+    this.lastProgress = now;
+    this.onProgress(done, this.messages);
+  }
+
+  result(system: string, redis: RedisFigures, notes: string[] = []): BenchResult {
+    const acc = this.accounting.summary();
+    const { messages, consumes } = this;
+    const enqueueSeconds = (this.lastAdd - this.firstAdd) / 1000;
+    const all = [...notes];
+    if (acc.unexpected > 0) all.push(`${acc.unexpected} handled ids were never added`);
+    if (this.lateness.early > 0) {
+      all.push(`${this.lateness.early} handler starts before the due time (counted as 0 ms)`);
+    }
+    return {
+      system,
+      workload: this.workload.name,
+      messages,
+      enqueueSeconds,
+      enqueueRate: messages / enqueueSeconds,
+      drainRate: consumes ? acc.handled / ((this.lastHandled - this.firstDue) / 1000) : Number.NaN,
+      totalSeconds: consumes ? (this.lastHandled - this.firstAdd) / 1000 : Number.NaN,
+      lateness: this.lateness.summary(),
+      commandsPerMessage: redis.calls / messages,
+      redisCpuSeconds: redis.cpuSeconds,
+      ...(consumes ? {} : { bytesPerMessage: redis.usedMemory / messages }),
+      handled: acc.handled,
+      duplicates: acc.duplicates,
+      lost: acc.lost,
+      ...(all.length > 0 ? { notes: all } : {}),
+    };
+  }
+}

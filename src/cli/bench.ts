@@ -1,0 +1,97 @@
+// skyq bench: a load test against your Redis (default: a private one it
+// starts), driving the real actor runtime. Prints a progress bar while it
+// runs, then a table (or --json) of the figures.
+
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { formatResultsTable } from '../bench/report.js';
+import { runSkyq, type SkyqShape } from '../bench/skyq.js';
+import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../bench/workloads.js';
+import { errors } from '../errors.js';
+import { startRedisServer } from '../redis/server.js';
+import { parseCount, parseDuration } from './duration.js';
+
+interface BenchFlags {
+  workload: string;
+  redis?: string;
+  count?: string;
+  actors: string;
+  concurrency: string;
+  batch: string;
+  bodyBytes: string;
+  backlog: string;
+  spread?: string;
+  rate?: string;
+  duration?: string;
+  json?: boolean;
+}
+
+export function registerBench(program: Command): void {
+  program
+    .command('bench')
+    .description('load test: seed (100,000 due over 5 s), burst, steady or memory')
+    .option('--workload <name>', WORKLOAD_NAMES.join(' | '), 'seed')
+    .option('--redis <url>', 'a loopback Redis to load (default: a private redis-server)')
+    .option('--count <n>', 'messages (seed, burst, memory)')
+    .option('--actors <n>', 'actors (groups)', '10')
+    .option('--concurrency <n>', 'handlers at once per actor', '100')
+    .option('--batch <n>', 'most messages per poll', '200')
+    .option('--body-bytes <n>', 'body size', '100')
+    .option('--backlog <n>', 'far-future messages added first, to show cost against size', '0')
+    .option('--spread <duration>', 'due times spread over 0..spread (seed 5s, steady 1s)')
+    .option('--rate <n>', 'steady: messages per second', '2000')
+    .option('--duration <duration>', 'steady: how long to produce', '30s')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags: BenchFlags) => {
+      if (!WORKLOAD_NAMES.includes(flags.workload as WorkloadName)) {
+        throw errors.invalidOption(
+          'workload',
+          `expected ${WORKLOAD_NAMES.join(', ')}`,
+          flags.workload,
+        );
+      }
+      const workload = defaultWorkload(flags.workload as WorkloadName);
+      if (flags.count !== undefined) workload.count = parseCount(flags.count, 'count');
+      workload.bodyBytes = parseCount(flags.bodyBytes, 'body-bytes');
+      workload.backlog = parseCount(flags.backlog, 'backlog');
+      if (flags.spread !== undefined) workload.spreadMs = parseDuration(flags.spread, 'spread');
+      if (workload.name === 'steady') {
+        workload.rate = parseCount(flags.rate ?? '2000', 'rate');
+        workload.durationMs = parseDuration(flags.duration ?? '30s', 'duration');
+      }
+      const shape: SkyqShape = {
+        actors: parseCount(flags.actors, 'actors'),
+        concurrency: parseCount(flags.concurrency, 'concurrency'),
+        batch: parseCount(flags.batch, 'batch'),
+      };
+      const server = flags.redis ? null : await startRedisServer();
+      const url = flags.redis ?? (server?.url as string);
+      const out = flags.json ? process.stderr : process.stdout;
+      const bar = new SingleBar(
+        {
+          stream: out,
+          format: `${workload.name} {bar} {value}/{total} {percentage}% {duration_formatted}`,
+          noTTYOutput: true,
+          notTTYSchedule: 2000,
+        },
+        Presets.shades_classic,
+      );
+      let started = false;
+      try {
+        const result = await runSkyq(url, workload, shape, (done, expected) => {
+          if (!started) bar.start(expected, 0);
+          started = true;
+          bar.update(done);
+        });
+        if (started) bar.stop();
+        if (flags.json) console.log(JSON.stringify(result, null, 2));
+        else
+          console.log(
+            `\n${formatResultsTable([result], { title: `── skyq bench: ${workload.name} on ${url} ──` })}`,
+          );
+      } finally {
+        if (started) bar.stop();
+        await server?.stop();
+      }
+    });
+}
