@@ -40,6 +40,7 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes = 1024 * 1024,
     attempts = 3,
     backoff = { type: 'exponential', delay: 1000 },
+    autoPipelining: _autoPipelining,
     redis: _redis,
     cluster: _cluster,
     connection: _connection,

@@ -5,22 +5,27 @@ import { performance } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Message } from '../message.js';
 
-export const BENCH_CHANNEL = 'skyq-bench';
-const FLUSH_MS = 5;
+/** One channel per group, so each report goes to the bench and not to every actor. */
+export const benchChannel = (group: number) => `skyq-bench-${group}`;
+const FLUSH_MS = 50;
 
-const channel = new BroadcastChannel(BENCH_CHANNEL);
-channel.unref();
+let channel: BroadcastChannel | undefined;
 /** id, dueAt, start, id, dueAt, start, … */
 let started: (string | number)[] = [];
 let flushPending = false;
 
 function flush(): void {
   flushPending = false;
-  channel.postMessage(started);
+  channel?.postMessage(started);
   started = [];
 }
 
 export default function benchHandler(job: Message): void {
+  if (!channel) {
+    // Each actor thread serves one group: its own channel, opened on first use.
+    channel = new BroadcastChannel(benchChannel(job.group));
+    channel.unref();
+  }
   started.push(job.id, job.dueAt, performance.timeOrigin + performance.now());
   if (!flushPending) {
     flushPending = true;

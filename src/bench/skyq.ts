@@ -8,7 +8,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import { Queue } from '../queue.js';
 import { type Launcher, startActors } from '../runtime/launcher.js';
-import { BENCH_CHANNEL } from './skyq-handler.js';
+import { benchChannel } from './skyq-handler.js';
 import { RunTracker } from './tracker.js';
 import {
   assertLoopback,
@@ -40,7 +40,10 @@ export async function runSkyq(
   assertLoopback(redisUrl);
   const queue = new Queue({ redis: redisUrl, groups: shape.actors });
   const monitor = new Redis(redisUrl);
-  const channel = new BroadcastChannel(BENCH_CHANNEL);
+  const channels = Array.from(
+    { length: shape.actors },
+    (_, g) => new BroadcastChannel(benchChannel(g)),
+  );
   const logDir = mkdtempSync(join(tmpdir(), 'skyq-bench-logs-'));
   let launcher: Launcher | undefined;
   try {
@@ -54,7 +57,7 @@ export async function runSkyq(
     const planned = new Map<string, string>();
     // A message due at once can start before addBulk has returned its id.
     const early = new Map<string, [dueAt: number, start: number]>();
-    channel.onmessage = (event) => {
+    const onStarted = (event: unknown) => {
       const started = (event as MessageEvent).data as (string | number)[];
       for (let i = 0; i < started.length; i += 3) {
         const id = planned.get(started[i] as string);
@@ -63,6 +66,7 @@ export async function runSkyq(
         else tracker.handled(id, ...times);
       }
     };
+    for (const channel of channels) channel.onmessage = onStarted;
     if (tracker.consumes) {
       launcher = await startActors({
         redis: redisUrl,
@@ -99,7 +103,7 @@ export async function runSkyq(
       : [`stopped ${graceMs / 1000} s after the last due time; the rest counts as lost`];
     return tracker.result('skyq', diffFigures(before, after), notes);
   } finally {
-    channel.close();
+    for (const channel of channels) channel.close();
     await launcher?.stop(1000);
     await queue.close();
     await monitor.quit().catch(() => monitor.disconnect());

@@ -163,7 +163,10 @@ if take == nil then
 end
 local out = { now, -1, acked }
 if take then
-  local atts = bulkRead('HMGET', attKey, take.ids)
+  local atts = {}
+  if redis.call('EXISTS', attKey) == 1 then
+    atts = bulkRead('HMGET', attKey, take.ids)
+  end
   local leases = {}
   local expiry = num(now + leaseMs)
   for i = 1, #take.ids do

@@ -102,9 +102,12 @@ local function forget(ids)
   end
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
-  bulk('HDEL', attKey, ids)
-  bulk('HDEL', errKey, ids)
-  bulk('HDEL', reasonKey, ids)
+  -- Failures are rare: skip passing every id to hashes that do not exist.
+  for _, key in ipairs({ attKey, errKey, reasonKey }) do
+    if redis.call('EXISTS', key) == 1 then
+      bulk('HDEL', key, ids)
+    end
+  end
 end
 
 -- Ack: drop the ids that are still leased; a stale ack of a message whose

@@ -17,6 +17,11 @@ export interface ConnectionOptions {
   cluster?: ClusterNode[];
   /** an ioredis client you made yourself; skyq will not close it */
   connection?: RedisClient;
+  /**
+   * batch the commands issued in one tick into one write (default true: many
+   * concurrent producers gain); a consumer sending one call at a time does not
+   */
+  autoPipelining?: boolean;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -29,8 +34,9 @@ export interface ConnectExtras {
 }
 
 export function connect(options: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
+  const pipelining = options.autoPipelining ?? true;
   const common: RedisOptions = {
-    enableAutoPipelining: true,
+    enableAutoPipelining: pipelining,
     ...(extras.name ? { connectionName: extras.name } : {}),
     ...(extras.blocking ? { maxRetriesPerRequest: null } : {}),
   };
@@ -47,7 +53,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
         );
       }
     }
-    return new Cluster(options.cluster, { enableAutoPipelining: true, redisOptions: common });
+    return new Cluster(options.cluster, { enableAutoPipelining: pipelining, redisOptions: common });
   }
   const url = options.redis ?? DEFAULT_REDIS_URL;
   if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {

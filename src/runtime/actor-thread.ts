@@ -34,7 +34,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
   try {
     if (data.restarts > 0)
       logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
-    queue = new Queue(data.queue);
+    // One call at a time: auto-pipelining would only add a tick to each.
+    queue = new Queue({ ...data.queue, autoPipelining: false });
     await queue.ready();
     const config = queueConfig(data.queue);
     const waker = new Waker(

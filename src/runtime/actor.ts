@@ -10,10 +10,11 @@ import type { Message } from '../message.js';
 import type { Queue } from '../queue.js';
 import type { Logger } from './logger.js';
 import { type ActorStat, type Counters, emptyCounters, LatenessHistogram } from './metrics.js';
+import { StartTimer } from './start-timer.js';
 import type { Waker } from './waker.js';
 
 export interface JobContext {
-  /** aborted when the handler runs past the actor's timeout */
+  /** aborted when the handler runs past the actor's timeout, or shutdown hands its message back */
   signal: AbortSignal;
 }
 
@@ -42,7 +43,7 @@ export interface ActorApi {
 
 const ERROR_PAUSE_MS = 500;
 /** Finished messages are acked with the next poll, or after this long when idle. */
-const ACK_DELAY_MS = 20;
+const ACK_DELAY_MS = 50;
 /** Wake this much before the next due time: the claim's round trip fits in it. */
 const WAKE_EARLY_MS = 3;
 const localNow = () => performance.timeOrigin + performance.now();
@@ -55,7 +56,14 @@ export class Actor {
   readonly #log: Logger;
   readonly #counters: Counters = emptyCounters();
   readonly #lateness = new LatenessHistogram();
-  readonly #inFlight = new Map<string, AbortController>();
+  /** running or waiting for their due time; a controller when the handler has a time limit */
+  readonly #inFlight = new Map<string, AbortController | null>();
+  /** aborted when shutdown gives up on running handlers */
+  readonly #shutdown = new AbortController();
+  readonly #startTimer = new StartTimer<Message>(
+    () => this.#redisNow(),
+    (message) => this.#start(message),
+  );
   #finished: string[] = [];
   #state: ActorStat['state'] = 'starting';
   #lastError: string | null = null;
@@ -123,6 +131,9 @@ export class Actor {
     }
     clearInterval(this.#leaseTimer);
     clearTimeout(this.#ackTimer);
+    // What is still running or waiting goes back; running handlers are told so.
+    this.#startTimer.clear();
+    this.#shutdown.abort();
     const unfinished = [...this.#inFlight.keys()];
     let released = 0;
     try {
@@ -182,21 +193,14 @@ export class Actor {
   /** Starts the message now, or at its due time when it was leased ahead. */
   #schedule(message: Message): void {
     this.#counters.claimed++;
-    const abort = new AbortController();
-    this.#inFlight.set(message.id, abort);
-    this.#startWhenDue(message, abort);
+    // Only a handler with a time limit needs a signal of its own.
+    this.#inFlight.set(message.id, this.#settings.timeoutMs > 0 ? new AbortController() : null);
+    this.#startTimer.add(message);
   }
 
-  // Timers may fire a little early (they count whole ms): check, and wait the rest.
-  #startWhenDue(message: Message, abort: AbortController): void {
-    const early = message.dueAt - this.#redisNow();
-    if (early > 0) setTimeout(() => this.#startWhenDue(message, abort), Math.ceil(early));
-    else this.#start(message, abort);
-  }
-
-  #start(message: Message, abort: AbortController): void {
+  #start(message: Message): void {
     this.#lateness.recordMs(this.#redisNow() - message.dueAt);
-    this.#runHandler(message, abort)
+    this.#runHandler(message)
       .then(
         () => {
           this.#counters.done++;
@@ -215,17 +219,21 @@ export class Actor {
       });
   }
 
-  async #runHandler(message: Message, abort: AbortController): Promise<void> {
+  async #runHandler(message: Message): Promise<void> {
+    const own = this.#inFlight.get(message.id);
+    const signal = own
+      ? AbortSignal.any([own.signal, this.#shutdown.signal])
+      : this.#shutdown.signal;
+    const run = Promise.resolve().then(() => this.#handler(message, { signal }));
     const { timeoutMs } = this.#settings;
-    const run = Promise.resolve().then(() => this.#handler(message, { signal: abort.signal }));
-    if (timeoutMs <= 0) {
+    if (!own || timeoutMs <= 0) {
       await run;
       return;
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        abort.abort();
+        own.abort();
         reject(new Error(`handler timed out after ${timeoutMs} ms`));
       }, timeoutMs);
     });

@@ -127,7 +127,7 @@ export class Launcher {
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? 0),
       // A message leased ahead must not see its lease run out before it is due.
       lookaheadMs: Math.min(
-        checkDuration('lookaheadMs', options.lookaheadMs ?? 20, 1000),
+        checkDuration('lookaheadMs', options.lookaheadMs ?? 100, 1000),
         Math.floor(leaseMs / 2),
       ),
     };

@@ -1,0 +1,63 @@
+// Starts leased-ahead messages at their due time with one timer for the
+// earliest, not one per message: a claim can hand over hundreds at once.
+// Node timers count whole milliseconds and may fire a little early, so each
+// firing checks the clock and waits again for what is not due yet.
+
+export interface Due {
+  dueAt: number;
+}
+
+export class StartTimer<T extends Due> {
+  readonly #now: () => number;
+  readonly #start: (item: T) => void;
+  /** waiting items, earliest due first */
+  readonly #waiting: T[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(now: () => number, start: (item: T) => void) {
+    this.#now = now;
+    this.#start = start;
+  }
+
+  /** Starts the item now when it is due, else when it will be. */
+  add(item: T): void {
+    if (item.dueAt <= this.#now()) {
+      this.#start(item);
+      return;
+    }
+    // Claims come in due order, so this is nearly always an append.
+    let at = this.#waiting.length;
+    while (at > 0 && (this.#waiting[at - 1] as T).dueAt > item.dueAt) at--;
+    this.#waiting.splice(at, 0, item);
+    if (item.dueAt < this.#timerAt) this.#arm();
+  }
+
+  /** Forgets every waiting item and returns them (shutdown). */
+  clear(): T[] {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    return this.#waiting.splice(0);
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer);
+    const first = this.#waiting[0];
+    if (!first) {
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      return;
+    }
+    this.#timerAt = first.dueAt;
+    this.#timer = setTimeout(() => this.#fire(), Math.max(1, Math.ceil(first.dueAt - this.#now())));
+  }
+
+  #fire(): void {
+    const now = this.#now();
+    let due = 0;
+    while (due < this.#waiting.length && (this.#waiting[due] as T).dueAt <= now) due++;
+    for (const item of this.#waiting.splice(0, due)) this.#start(item);
+    this.#arm();
+  }
+}
