@@ -10,6 +10,7 @@ import {
   assertLoopback,
   type BenchResult,
   backlogChunks,
+  consumeAfterAdding,
   DEFAULT_GRACE_MS,
   diffFigures,
   makeBody,
@@ -75,6 +76,7 @@ export async function runBullmq(
         const worker = new Worker<JobData>(BULLMQ_QUEUE, processor, {
           connection,
           concurrency: shape.concurrency,
+          autorun: !consumeAfterAdding(workload),
         });
         // An unhandled 'error' would crash the process; a real one ends the run instead.
         worker.on('error', (err) => {
@@ -91,6 +93,10 @@ export async function runBullmq(
       await queue.addBulk(toJobs(batch));
       tracker.added(batch.length);
     });
+    if (tracker.consumes && consumeAfterAdding(workload)) {
+      tracker.consumersReleased();
+      for (const worker of workers) void worker.run().catch((err) => tracker.fail(err));
+    }
     const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
     const complete = await tracker.drained(graceMs);
     const after = await redisFigures(monitor);

@@ -11,6 +11,7 @@ import {
   assertLoopback,
   type BenchResult,
   backlogChunks,
+  consumeAfterAdding,
   DEFAULT_GRACE_MS,
   diffFigures,
   makeBody,
@@ -87,17 +88,23 @@ export async function runNaive(
     }
     const tracker = new RunTracker(workload, onProgress);
     const before = await redisFigures(monitor);
-    if (tracker.consumes) {
+    const startConsumers = () => {
       loops = consumers.map((c) =>
         consume(c, tracker, stop.signal).catch((err) => {
           if (!stop.signal.aborted) tracker.fail(err);
         }),
       );
-    }
+    };
+    const later = consumeAfterAdding(workload);
+    if (tracker.consumes && !later) startConsumers();
     await produce(workload, async (batch) => {
       await zaddChunk(producer, batch, tracker.adding(batch), body);
       tracker.added(batch.length);
     });
+    if (tracker.consumes && later) {
+      tracker.consumersReleased();
+      startConsumers();
+    }
     const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
     const complete = await tracker.drained(graceMs);
     stop.abort();

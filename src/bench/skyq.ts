@@ -14,6 +14,7 @@ import {
   assertLoopback,
   type BenchResult,
   backlogChunks,
+  consumeAfterAdding,
   DEFAULT_GRACE_MS,
   diffFigures,
   makeBody,
@@ -29,7 +30,7 @@ export interface SkyqShape {
   batch: number;
 }
 
-export const DEFAULT_SKYQ_SHAPE: SkyqShape = { actors: 10, concurrency: 100, batch: 200 };
+export const DEFAULT_SKYQ_SHAPE: SkyqShape = { actors: 10, concurrency: 500, batch: 500 };
 
 export async function runSkyq(
   redisUrl: string,
@@ -76,6 +77,7 @@ export async function runSkyq(
         handler: new URL('./skyq-handler.js', import.meta.url).href,
         logDir,
         publishStats: false,
+        paused: consumeAfterAdding(workload),
       });
     }
     // Ten threads that just loaded their modules keep compiling and collecting for a
@@ -98,6 +100,10 @@ export async function runSkyq(
       });
       tracker.added(batch.length);
     });
+    if (launcher && consumeAfterAdding(workload)) {
+      tracker.consumersReleased();
+      await launcher.resume();
+    }
     const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
     const complete = await tracker.drained(graceMs);
     const after = await redisFigures(monitor);

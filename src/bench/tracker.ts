@@ -25,6 +25,8 @@ export class RunTracker {
   private firstAdd = Number.NaN;
   private lastAdd = Number.NaN;
   private firstDue = Number.POSITIVE_INFINITY;
+  /** burst: consumers are let go only once everything is added */
+  private released = Number.NEGATIVE_INFINITY;
   private lastDue = Number.NEGATIVE_INFINITY;
   private lastHandled = Number.NaN;
   private enqueued = 0;
@@ -71,6 +73,11 @@ export class RunTracker {
     this.lastHandled = start;
     this.progress(this.accounting.handled);
     if (this.accounting.handled >= this.messages) this.wake?.();
+  }
+
+  /** Burst: the consumers start now; drain rate counts from here. */
+  consumersReleased(): void {
+    this.released = Date.now();
   }
 
   /** A consumer or worker broke: ends `drained` with this error instead of waiting it out. */
@@ -122,7 +129,9 @@ export class RunTracker {
       messages,
       enqueueSeconds,
       enqueueRate: messages / enqueueSeconds,
-      drainRate: consumes ? acc.handled / ((this.lastHandled - this.firstDue) / 1000) : Number.NaN,
+      drainRate: consumes
+        ? acc.handled / ((this.lastHandled - Math.max(this.firstDue, this.released)) / 1000)
+        : Number.NaN,
       totalSeconds: consumes ? (this.lastHandled - this.firstAdd) / 1000 : Number.NaN,
       lateness: this.lateness.summary(),
       commandsPerMessage: redis.calls / messages,

@@ -45,6 +45,9 @@ export function defaultWorkload(name: WorkloadName): WorkloadOptions {
 }
 
 /** How many measured messages a workload adds (backlog excluded). */
+/** Burst measures draining a full queue: consumers wait until every message is in. */
+export const consumeAfterAdding = (w: WorkloadOptions): boolean => w.name === 'burst';
+
 export function messageCount(w: WorkloadOptions): number {
   if (w.name !== 'steady') return w.count;
   return Math.floor(((w.rate ?? 0) * (w.durationMs ?? 0)) / 1000);

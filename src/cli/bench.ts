@@ -5,7 +5,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatResultsTable } from '../bench/report.js';
-import { runSkyq, type SkyqShape } from '../bench/skyq.js';
+import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../bench/skyq.js';
 import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../bench/workloads.js';
 import { errors } from '../errors.js';
 import { startRedisServer } from '../redis/server.js';
@@ -34,8 +34,12 @@ export function registerBench(program: Command): void {
     .option('--redis <url>', 'a loopback Redis to load (default: a private redis-server)')
     .option('--count <n>', 'messages (seed, burst, memory)')
     .option('--actors <n>', 'actors (groups)', '10')
-    .option('--concurrency <n>', 'handlers at once per actor', '100')
-    .option('--batch <n>', 'most messages per poll', '200')
+    .option(
+      '--concurrency <n>',
+      'handlers at once per actor',
+      String(DEFAULT_SKYQ_SHAPE.concurrency),
+    )
+    .option('--batch <n>', 'most messages per poll', String(DEFAULT_SKYQ_SHAPE.batch))
     .option('--body-bytes <n>', 'body size', '100')
     .option('--backlog <n>', 'far-future messages added first, to show cost against size', '0')
     .option('--spread <duration>', 'due times spread over 0..spread (seed 5s, steady 1s)')

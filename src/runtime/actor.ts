@@ -31,6 +31,8 @@ export interface ActorSettings {
   timeoutMs: number;
   /** lease messages due this soon and start them on a local timer (see claim.lua) */
   lookaheadMs: number;
+  /** start without claiming until resume() */
+  paused?: boolean;
 }
 
 /** What every actor answers without handler code: skynet's debug protocol. */
@@ -39,6 +41,8 @@ export interface ActorApi {
   stat(): ActorStat;
   mem(): { heapUsed: number; heapTotal: number; external: number };
   drain(graceMs: number): Promise<{ released: number }>;
+  /** start claiming (an actor started paused) */
+  resume(): void;
 }
 
 const ERROR_PAUSE_MS = 500;
@@ -71,6 +75,7 @@ export class Actor {
   #leaseTimer: NodeJS.Timeout | undefined;
   #ackTimer: NodeJS.Timeout | undefined;
   readonly #startedAt = Date.now();
+  #resume: () => void = () => undefined;
 
   constructor(settings: ActorSettings, queue: Queue, waker: Waker, handler: Handler, log: Logger) {
     this.#settings = settings;
@@ -102,6 +107,7 @@ export class Actor {
         };
       },
       drain: (graceMs) => this.drain(graceMs),
+      resume: () => this.#resume(),
     };
   }
 
@@ -150,6 +156,16 @@ export class Actor {
 
   async #run(): Promise<void> {
     const { group, concurrency, batch, leaseMs, lookaheadMs } = this.#settings;
+    if (this.#settings.paused) {
+      await new Promise<void>((resolve) => {
+        this.#resume = () => {
+          resolve();
+          this.#waker.poke(); // ends the wait below, so it holds on to nothing
+        };
+        // drain() while paused ends the wait too.
+        this.#waker.wait(-1, false).then(() => resolve());
+      });
+    }
     while (this.#state === 'running') {
       const room = concurrency - this.#inFlight.size;
       if (room <= 0) {

@@ -40,6 +40,8 @@ export interface StartOptions extends QueueOptions {
   graceMs?: number;
   /** publish live figures to Redis for `skyq stats` (default true) */
   publishStats?: boolean;
+  /** start the actors without claiming until resume() */
+  paused?: boolean;
 }
 
 export class Launcher {
@@ -53,6 +55,7 @@ export class Launcher {
   readonly #poolPorts: MessagePort[] = [];
   readonly #graceMs: number;
   #stopped: Promise<void> | null = null;
+  #paused = false;
 
   constructor(groups: number[], log: FileLogger, graceMs: number) {
     this.groups = groups;
@@ -66,6 +69,12 @@ export class Launcher {
 
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
     return this.#coordinatorProxy().debug(group, command, timeoutMs);
+  }
+
+  /** Actors started with `paused` begin claiming (restarted ones do not pause again). */
+  async resume(): Promise<void> {
+    this.#paused = false;
+    await Promise.all(this.#supervisors.map((s) => s.actor?.resume()));
   }
 
   restarts(group: number): number {
@@ -132,6 +141,7 @@ export class Launcher {
       ),
     };
     const queue = pickQueueOptions(options);
+    this.#paused = options.paused === true;
     const coordinator = this.#coordinator;
     for (const group of this.groups) {
       this.#supervisors.push(
@@ -139,7 +149,7 @@ export class Launcher {
           group,
           {
             threadData: (restarts, coordinatorPort, poolPort) => ({
-              settings: { group, ...settings },
+              settings: { group, ...settings, paused: this.#paused },
               queue,
               handler: url,
               logDir: options.logDir ?? DEFAULT_LOG_DIR,
