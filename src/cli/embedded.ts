@@ -39,15 +39,19 @@ export interface EmbeddedRedis {
   server: RedisServerHandle | null;
 }
 
-export async function embeddedRedis(say: (line: string) => void): Promise<EmbeddedRedis> {
-  const url = `redis://127.0.0.1:${DEFAULT_PORT}`;
+export async function embeddedRedis(
+  say: (line: string) => void,
+  where: { port?: number; dir?: string } = {},
+): Promise<EmbeddedRedis> {
+  const port = where.port ?? DEFAULT_PORT;
+  const url = `redis://127.0.0.1:${port}`;
   if (await redisAnswers(url)) return { url, server: null };
   if (!redisServerAvailable()) {
     throw errors.redis(`no Redis answers at ${url} and ${REDIS_INSTALL_HINT}`);
   }
-  const dir = resolve('.skyq');
+  const dir = resolve(where.dir ?? '.skyq');
   mkdirSync(dir, { recursive: true });
-  const server = await startRedisServer({ port: DEFAULT_PORT, dir, appendonly: true });
+  const server = await startRedisServer({ port, dir, appendonly: true });
   say(
     `skyq: no Redis answered at ${url}; started a private redis-server there (pid ${server.pid}, data in ${dir})`,
   );
