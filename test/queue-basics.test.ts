@@ -1,51 +1,20 @@
-// Ordering, bulk adds, inspection and the wake signal on one private redis-server.
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { homeGroup, type Queue } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { homeGroup } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
-import {
-  claimAtLeast,
-  openQueue,
-  plainClient,
-  redisNow,
-  type Target,
-  untilRedisTime,
-} from './helpers/queue.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import { claimAtLeast, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
 
-let server: RedisServerHandle;
-let target: Target;
-let plain: Redis;
-const queues: Queue[] = [];
-
-async function queue(): Promise<Queue> {
-  const q = await openQueue(target);
-  queues.push(q);
-  return q;
-}
-
-beforeAll(async () => {
-  server = await startStandalone();
-  target = { redis: server.url };
-  plain = plainClient(target) as Redis;
-});
-
-afterAll(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  plain?.disconnect();
-  await server?.stop();
-});
+const redis = useQueueRedis();
 
 describe('ordering', () => {
   it('delivers delayed messages by due time, not by the order they were added', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const delays = [400, 100, 300, 0, 200, 50];
     const ids = await q.addBulk(
       delays.map((delay) => ({ body: delay, options: { delay, group: 2 } })),
     );
     const last = await q.get(ids[0] as string);
     expect(last?.state).toBe('delayed');
-    await untilRedisTime(plain, last?.dueAt as number);
+    await untilRedisTime(redis.plain, last?.dueAt as number);
     const got = await q.claim(2, 10);
     expect(got.map((m) => m.body)).toEqual([0, 50, 100, 200, 300, 400]);
     // One add call, one clock reading: the delayed ones are due exactly the delays apart.
@@ -55,7 +24,7 @@ describe('ordering', () => {
   });
 
   it('delivers by priority, then first in first out among equal priority', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const priorities = [5, 0, 5, 1_000_000, 1, 0, 5, 1];
     await q.addBulk(
       priorities.map((priority, i) => ({
@@ -79,7 +48,7 @@ describe('ordering', () => {
   });
 
   it('keeps messages with the same key in one group, in order', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const items = Array.from({ length: 40 }, (_, i) => ({
       body: { key: i % 2 ? 'user-7' : 'user-8', n: i },
       options: { key: i % 2 ? 'user-7' : 'user-8' },
@@ -104,7 +73,7 @@ describe('ordering', () => {
 
 describe('addBulk', () => {
   it('returns ids in the order of the items, across groups and chunks', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const n = 2_500; // more than one add.lua chunk for some groups
     const items = Array.from({ length: n }, (_, i) => ({
       body: { i },
@@ -125,7 +94,7 @@ describe('addBulk', () => {
   });
 
   it('spreads messages without a group round-robin', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const ids = await q.addBulk(Array.from({ length: 30 }, (_, i) => ({ body: i })));
     const perGroup = (await q.counts()).map((c) => c.ready);
     expect(perGroup).toEqual(Array(10).fill(3));
@@ -135,7 +104,7 @@ describe('addBulk', () => {
 
 describe('poll', () => {
   it('says when to look again: -1, the next due time, a lease expiry, or now', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     expect(await q.poll(0)).toMatchObject({ messages: [], nextDueAt: -1, acked: 0 });
 
     const id = await q.add('later', { group: 0, delay: 60_000 });
@@ -158,7 +127,7 @@ describe('poll', () => {
 
 describe('large batches', () => {
   it('claims 9,000 at once, then extends and acks them all in one call each', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const n = 9_000; // more than Lua can unpack() into one call's arguments
     await q.addBulk(Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 9 } })));
     const claimed = await q.claim(9, 10_000);
@@ -174,7 +143,7 @@ describe('large batches', () => {
 
 describe('get and counts', () => {
   it('reports delayed, ready, active, dead and null for an unknown id', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const delayed = await q.add('later', { delay: 60_000, group: 5 });
     const ready = await q.add('now', { group: 5, priority: 7 });
     const [activeId, deadId] = await q.addBulk([
@@ -185,7 +154,7 @@ describe('get and counts', () => {
     expect(claimed.map((m) => m.id)).toEqual([activeId, deadId]);
     expect(await q.fail(6, deadId as string, new Error('no luck'))).toBe('dead');
 
-    const now = await redisNow(plain);
+    const now = await redisNow(redis.plain);
     const d = await q.get(delayed);
     expect(d).toMatchObject({
       id: delayed,
@@ -228,13 +197,13 @@ describe('get and counts', () => {
 
 describe('wake signal', () => {
   it('puts a token in the wake list when a message is due before the current head', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const wake = keyOf(q.config.prefix, 8, 'wake');
-    const tokens = () => plain.llen(wake);
+    const tokens = () => redis.plain.llen(wake);
 
     await q.add('a', { group: 8, delay: 30_000 });
     expect(await tokens()).toBe(1); // empty set: anything is the new head
-    await plain.del(wake);
+    await redis.plain.del(wake);
 
     await q.add('b', { group: 8, delay: 60_000 });
     expect(await tokens()).toBe(0); // later than the head: nobody needs waking
@@ -243,13 +212,13 @@ describe('wake signal', () => {
     expect(await tokens()).toBe(1);
     await q.add('d', { group: 8, delay: 5_000 });
     expect(await tokens()).toBe(1); // never more than one token
-    await plain.del(wake);
+    await redis.plain.del(wake);
 
     const later = await q.add('e', { group: 8, delay: 20_000 });
     expect(await tokens()).toBe(0);
     expect(await q.reschedule(later, { delay: 1_000 })).toBe(true);
     expect(await tokens()).toBe(1); // rescheduled ahead of the head
-    await plain.del(wake);
+    await redis.plain.del(wake);
 
     await q.add('f', { group: 8 });
     expect(await tokens()).toBe(1); // ready at once

@@ -1,45 +1,13 @@
-// Leases, retries, dead letters and records that cannot be read.
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message, Queue } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
-import {
-  claimAtLeast,
-  openQueue,
-  plainClient,
-  redisNow,
-  type Target,
-  untilRedisTime,
-  waitFor,
-} from './helpers/queue.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import { claimAtLeast, redisNow, untilRedisTime, useQueueRedis, waitFor } from './helpers/queue.js';
 
-let server: RedisServerHandle;
-let target: Target;
-let plain: Redis;
-const queues: Queue[] = [];
-
-async function queue(options = {}): Promise<Queue> {
-  const q = await openQueue(target, options);
-  queues.push(q);
-  return q;
-}
-
-beforeAll(async () => {
-  server = await startStandalone();
-  target = { redis: server.url };
-  plain = plainClient(target) as Redis;
-});
-
-afterAll(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  plain?.disconnect();
-  await server?.stop();
-});
+const redis = useQueueRedis();
 
 describe('leases', () => {
   it('redelivers a message whose lease expired, then dead-letters it after maxAttempts', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const id = await q.add({ job: 'slow' }, { group: 1, attempts: 2 });
     const [first] = await q.claim(1, 10, 150);
     expect(first).toMatchObject({ id, attempts: 1, maxAttempts: 2 });
@@ -65,7 +33,7 @@ describe('leases', () => {
   });
 
   it('extendLease keeps a message from being redelivered', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const [id, other] = await q.addBulk([
       { body: 'long job', options: { group: 2 } },
       { body: 'short job', options: { group: 2 } },
@@ -75,7 +43,7 @@ describe('leases', () => {
     expect(await q.extendLease(2, [id as string, 'not-leased'], 60_000)).toBe(1);
 
     // Wait past the first lease: only the message that was not extended comes back.
-    await untilRedisTime(plain, polled.now + 1_100);
+    await untilRedisTime(redis.plain, polled.now + 1_100);
     const again = await q.claim(2, 10, 60_000);
     expect(again.map((m) => [m.id, m.attempts])).toEqual([[other, 2]]);
     expect(await q.get(id as string)).toMatchObject({ state: 'active', attempts: 1 });
@@ -87,7 +55,7 @@ describe('leases', () => {
 
 describe('retries and dead letters', () => {
   it('retries with backoff, then dead-letters; retry() revives and purge() deletes', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const id = await q.add(
       { n: 1 },
       { group: 3, attempts: 3, backoff: { type: 'exponential', delay: 100 } },
@@ -96,9 +64,9 @@ describe('retries and dead letters', () => {
     for (let attempt = 1; attempt <= 3; attempt++) {
       const [m] = await claimAtLeast(q, 3, 1);
       seen.push(m as Message);
-      const before = await redisNow(plain);
+      const before = await redisNow(redis.plain);
       const outcome = await q.fail(3, id, new Error(`boom ${attempt}`));
-      const after = await redisNow(plain);
+      const after = await redisNow(redis.plain);
       expect(outcome).toBe(attempt < 3 ? 'retry' : 'dead');
       if (attempt < 3) {
         const waiting = await q.get(id);
@@ -148,16 +116,16 @@ describe('retries and dead letters', () => {
   });
 
   it('pages dead letters oldest first across all groups', async () => {
-    const q = await queue({ attempts: 1 });
+    const q = await redis.queue({ attempts: 1 });
     const ids = await q.addBulk(
       [0, 1, 2, 0, 1, 2, 0].map((group) => ({ body: group, options: { group } })),
     );
     for (const [i, id] of ids.entries()) {
       const group = [0, 1, 2, 0, 1, 2, 0][i] as number;
       await claimAtLeast(q, group, 1);
-      const before = await redisNow(plain);
+      const before = await redisNow(redis.plain);
       expect(await q.fail(group, id, `e${i}`)).toBe('dead');
-      await untilRedisTime(plain, before + 1); // distinct death times: a strict order
+      await untilRedisTime(redis.plain, before + 1); // distinct death times: a strict order
     }
     expect((await q.deadLetters.list()).map((l) => l.id)).toEqual(ids);
     expect((await q.deadLetters.list({ limit: 3 })).map((l) => l.id)).toEqual(ids.slice(0, 3));
@@ -172,7 +140,7 @@ describe('retries and dead letters', () => {
   });
 
   it('retry() revives every dead letter, even with an unreadable one among the oldest', async () => {
-    const q = await queue({ attempts: 1 });
+    const q = await redis.queue({ attempts: 1 });
     const n = 1_050; // more than one batch of the dead-letter scripts
     const ids = await q.addBulk(
       Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 5 } })),
@@ -180,8 +148,8 @@ describe('retries and dead letters', () => {
     expect(await q.claim(5, n)).toHaveLength(n);
     const outcomes = await Promise.all(ids.map((id) => q.fail(5, id, 'down')));
     expect(new Set(outcomes)).toEqual(new Set(['dead']));
-    const [oldest] = await plain.zrange(keyOf(q.config.prefix, 5, 'dead'), 0, 0);
-    await plain.hset(keyOf(q.config.prefix, 5, 'msg'), oldest as string, 'unreadable');
+    const [oldest] = await redis.plain.zrange(keyOf(q.config.prefix, 5, 'dead'), 0, 0);
+    await redis.plain.hset(keyOf(q.config.prefix, 5, 'msg'), oldest as string, 'unreadable');
 
     expect(await q.deadLetters.retry()).toBe(n - 1);
     expect((await q.deadLetters.list()).map((l) => l.id)).toEqual([oldest]);
@@ -190,7 +158,7 @@ describe('retries and dead letters', () => {
   });
 
   it('fixed backoff waits the same time before each retry', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const id = await q.add('x', {
       group: 0,
       attempts: 3,
@@ -198,9 +166,9 @@ describe('retries and dead letters', () => {
     });
     for (let attempt = 1; attempt <= 2; attempt++) {
       expect((await q.claim(0)).map((m) => m.attempts)).toEqual([attempt]);
-      const before = await redisNow(plain);
+      const before = await redisNow(redis.plain);
       expect(await q.fail(0, id, 'later')).toBe('retry');
-      const after = await redisNow(plain);
+      const after = await redisNow(redis.plain);
       const due = (await q.get(id))?.dueAt as number;
       expect(due).toBeGreaterThanOrEqual(before + 5_000);
       expect(due).toBeLessThanOrEqual(after + 5_000);
@@ -209,7 +177,7 @@ describe('retries and dead letters', () => {
   });
 
   it('dead-letters records it cannot read, and the claim returns the others', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const msgKey = keyOf(q.config.prefix, 4, 'msg');
     const ids = await q.addBulk(
       ['good 1', 'garbage', 'good 2', 'broken json', 'good 3'].map((body) => ({
@@ -218,8 +186,8 @@ describe('retries and dead letters', () => {
       })),
     );
     const [good1, garbage, good2, broken, good3] = ids as string[];
-    await plain.hset(msgKey, garbage as string, 'this is not a record');
-    await plain.hset(msgKey, broken as string, '|0|3|e1000|j{"not": json');
+    await redis.plain.hset(msgKey, garbage as string, 'this is not a record');
+    await redis.plain.hset(msgKey, broken as string, '|0|3|e1000|j{"not": json');
 
     const got = await claimAtLeast(q, 4, 3);
     expect(got.map((m) => m.body)).toEqual(['good 1', 'good 2', 'good 3']);

@@ -1,40 +1,16 @@
-// Caller ids (idempotent adds) and members other programs put in the delayed sets.
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue, ScoreUnit } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
-import { openQueue, plainClient, redisNow, type Target, waitFor } from './helpers/queue.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import { redisNow, useQueueRedis, waitFor } from './helpers/queue.js';
 
-let server: RedisServerHandle;
-let target: Target;
-let plain: Redis;
-const queues: Queue[] = [];
-
-async function queue(options = {}): Promise<Queue> {
-  const q = await openQueue(target, options);
-  queues.push(q);
-  return q;
-}
-
-beforeAll(async () => {
-  server = await startStandalone();
-  target = { redis: server.url };
-  plain = plainClient(target) as Redis;
-});
-
-afterAll(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  plain?.disconnect();
-  await server?.stop();
-});
+const redis = useQueueRedis();
 
 const total = async (q: Queue) =>
   (await q.counts()).reduce((sum, c) => sum + c.delayed + c.ready + c.active + c.dead, 0);
 
 describe('idempotent add with a caller id', () => {
   it('keeps one message while it is pending, whatever its state', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     expect(await q.add('first', { id: 'order-1', delay: 60_000 })).toBe('order-1');
     expect(await q.add('second', { id: 'order-1' })).toBe('order-1');
     expect(await total(q)).toBe(1);
@@ -64,7 +40,7 @@ describe('idempotent add with a caller id', () => {
   });
 
   it('revives a dead letter when its id is added again', async () => {
-    const q = await queue();
+    const q = await redis.queue();
     const id = await q.add({ v: 1 }, { id: 'invoice-9', attempts: 1 });
     const group = (await q.get(id))?.group as number;
     expect((await q.claim(group)).map((m) => m.id)).toEqual([id]);
@@ -87,11 +63,11 @@ describe('idempotent add with a caller id', () => {
   });
 });
 
-describe('raw members added by a plain client', () => {
+describe('raw members added by a redis.plain client', () => {
   it('claims a member of task_group:3 with its text as the body', async () => {
-    const q = await queue({ prefix: 'task_group' });
+    const q = await redis.queue({ prefix: 'task_group' });
     expect(keyOf('task_group', 3, 'delayed')).toBe('task_group:3');
-    await plain.zadd('task_group:3', await redisNow(plain), 'task:42:hello');
+    await redis.plain.zadd('task_group:3', await redisNow(redis.plain), 'task:42:hello');
     const [m] = await q.claim(3);
     expect(m).toMatchObject({
       id: 'task:42:hello',
@@ -104,12 +80,12 @@ describe('raw members added by a plain client', () => {
     });
     expect(await q.ack(3, ['task:42:hello'])).toBe(1);
     expect(await total(q)).toBe(0);
-    expect(await plain.hlen(keyOf('task_group', 3, 'msg'))).toBe(0);
+    expect(await redis.plain.hlen(keyOf('task_group', 3, 'msg'))).toBe(0);
   });
 
   it('retries and dead-letters a raw member like any other message', async () => {
-    const q = await queue({ attempts: 2, backoff: { type: 'fixed', delay: 0 } });
-    await plain.zadd(keyOf(q.config.prefix, 0, 'delayed'), 0, 'raw-job');
+    const q = await redis.queue({ attempts: 2, backoff: { type: 'fixed', delay: 0 } });
+    await redis.plain.zadd(keyOf(q.config.prefix, 0, 'delayed'), 0, 'raw-job');
     expect(await q.get('raw-job')).toMatchObject({ state: 'delayed', body: 'raw-job', group: 0 });
     await q.claim(0);
     expect(await q.fail(0, 'raw-job', 'x')).toBe('retry');
@@ -134,11 +110,11 @@ describe('raw members added by a plain client', () => {
   it.each(units)(
     "with scoreUnit '%s' a member is due at the time its score says",
     async (scoreUnit, unitMs, ahead) => {
-      const q = await queue({ scoreUnit });
+      const q = await redis.queue({ scoreUnit });
       const key = keyOf(q.config.prefix, 6, 'delayed');
-      const score = Math.floor((await redisNow(plain)) / unitMs) + ahead;
+      const score = Math.floor((await redisNow(redis.plain)) / unitMs) + ahead;
       const dueMs = score * unitMs;
-      await plain.zadd(key, score, `tick:${scoreUnit}`);
+      await redis.plain.zadd(key, score, `tick:${scoreUnit}`);
 
       expect(await q.get(`tick:${scoreUnit}`)).toMatchObject({ state: 'delayed', dueAt: dueMs });
       const early = await q.poll(6);
@@ -155,12 +131,12 @@ describe('raw members added by a plain client', () => {
         { id: `tick:${scoreUnit}`, body: `tick:${scoreUnit}`, dueAt: dueMs },
       ]);
 
-      // skyq's own adds write scores in the same unit, so plain readers see them right. The
+      // skyq's own adds write scores in the same unit, so redis.plain readers see them right. The
       // producer works out due times on its estimate of the Redis clock: allow it 2 ms.
-      const before = await redisNow(plain);
+      const before = await redisNow(redis.plain);
       const id = await q.add('mine', { group: 6, delay: 60_000 });
-      const after = await redisNow(plain);
-      const stored = Number(await plain.zscore(key, id));
+      const after = await redisNow(redis.plain);
+      const stored = Number(await redis.plain.zscore(key, id));
       expect(stored).toBeGreaterThanOrEqual((before + 60_000 - 2) / unitMs);
       expect(stored).toBeLessThanOrEqual((after + 60_000 + 2) / unitMs);
     },

@@ -4,40 +4,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/runtime/launcher.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
-import {
-  FIXTURE_ENV,
-  fixture,
-  recorded,
-  removeTempDirs,
-  tempDir,
-  waitFor,
-} from './helpers/runtime.js';
+import { fixture, recorded, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
-let server: RedisServerHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  server = await startStandalone();
-  client = new Redis(server.url);
-  process.env[FIXTURE_ENV] = server.url;
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-  removeTempDirs();
-});
+const redis = useRuntimeRedis();
 
 const backoff = { type: 'fixed', delay: 50 } as const;
 
 describe('handlers', () => {
   it('run on a piscina pool; a failing one is retried, then dead-lettered', async () => {
-    const where = { redis: server.url, prefix: 'pool', groups: 2, attempts: 2, backoff };
+    const where = { redis: redis.server.url, prefix: 'pool', groups: 2, attempts: 2, backoff };
     const queue = new Queue(where);
     const logDir = tempDir();
     const launcher = await startActors({
@@ -52,9 +30,9 @@ describe('handlers', () => {
       );
       const bad = await queue.add({ fail: 'boom' }, { group: 1 });
       await waitFor('the good ones done', async () =>
-        (await client.llen('pool')) >= 10 ? true : undefined,
+        (await redis.client.llen('pool')) >= 10 ? true : undefined,
       );
-      expect((await recorded(client, 'pool')).sort()).toEqual([...good].sort());
+      expect((await recorded(redis.client, 'pool')).sort()).toEqual([...good].sort());
       const [letter] = await waitFor('the dead letter', async () => {
         const letters = await queue.deadLetters.list();
         return letters.length > 0 ? letters : undefined;
@@ -82,7 +60,7 @@ describe('handlers', () => {
   });
 
   it('over the time limit: its signal is aborted and the message fails; others go on', async () => {
-    const where = { redis: server.url, prefix: 'slow', groups: 1, attempts: 1, backoff };
+    const where = { redis: redis.server.url, prefix: 'slow', groups: 1, attempts: 1, backoff };
     const queue = new Queue(where);
     const launcher = await startActors({
       ...where,
@@ -99,11 +77,11 @@ describe('handlers', () => {
       });
       expect(letter).toMatchObject({ id: slow, lastError: 'handler timed out after 200 ms' });
       await waitFor('the quick one done', async () =>
-        (await recorded(client, 'slow')).includes(quick) ? true : undefined,
+        (await recorded(redis.client, 'slow')).includes(quick) ? true : undefined,
       );
-      expect(await recorded(client, 'slow')).toEqual([quick]);
+      expect(await recorded(redis.client, 'slow')).toEqual([quick]);
       const aborted = await waitFor('the abort', async () => {
-        const ids = await recorded(client, 'slow:aborted');
+        const ids = await recorded(redis.client, 'slow:aborted');
         return ids.length > 0 ? ids : undefined;
       });
       expect(aborted).toEqual([slow]);

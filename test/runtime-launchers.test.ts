@@ -1,40 +1,14 @@
-/**
- * Two launchers on one Redis, in one process with threads of their own: 20,000 messages, ready
- * now or due within a second, each done exactly once.
- */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { type Launcher, startActors } from '../src/runtime/launcher.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
-import {
-  FIXTURE_ENV,
-  fixture,
-  recorded,
-  removeTempDirs,
-  tempDir,
-  waitFor,
-} from './helpers/runtime.js';
+import { fixture, recorded, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
-let server: RedisServerHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  server = await startStandalone();
-  client = new Redis(server.url);
-  process.env[FIXTURE_ENV] = server.url;
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-  removeTempDirs();
-});
+const redis = useRuntimeRedis();
 
 describe('two launchers on one Redis', () => {
   it('share 20,000 messages: each done exactly once', async () => {
     const total = 20_000;
-    const where = { redis: server.url, prefix: 'two', groups: 4 };
+    const where = { redis: redis.server.url, prefix: 'two', groups: 4 };
     const queue = new Queue(where);
     const options = { ...where, handler: fixture('record.mjs'), publishStats: false };
     const launchers: Launcher[] = [];
@@ -59,7 +33,7 @@ describe('two launchers on one Redis', () => {
 
       await waitFor(
         'every message done',
-        async () => ((await client.llen('two')) >= total ? true : undefined),
+        async () => ((await redis.client.llen('two')) >= total ? true : undefined),
         60_000,
         100,
       );
@@ -69,7 +43,7 @@ describe('two launchers on one Redis', () => {
           ? true
           : undefined;
       });
-      const done = await recorded(client, 'two');
+      const done = await recorded(redis.client, 'two');
       expect(done).toHaveLength(total);
       expect(new Set(done).size).toBe(total);
       expect([...done].sort()).toEqual([...ids].sort());

@@ -5,43 +5,32 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/runtime/launcher.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
-  FIXTURE_ENV,
   finish,
   fixture,
   openPorts,
   recorded,
-  removeTempDirs,
   spawnNode,
   tempDir,
+  useRuntimeRedis,
   waitFor,
 } from './helpers/runtime.js';
 
-let server: RedisServerHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  server = await startStandalone();
-  client = new Redis(server.url);
-  process.env[FIXTURE_ENV] = server.url;
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-  removeTempDirs();
-});
+const redis = useRuntimeRedis();
 
 describe('start and stop', () => {
   it('resolves when every actor is ready, answers debug calls, and stop() ends every thread', async () => {
     const portsBefore = openPorts();
     const logDir = tempDir();
-    const launcher = await startActors({ redis: server.url, logDir, groups: 4, only: [3, 1, 3] });
+    const launcher = await startActors({
+      redis: redis.server.url,
+      logDir,
+      groups: 4,
+      only: [3, 1, 3],
+    });
     try {
       expect(launcher.groups).toEqual([1, 3]);
       const stats = await launcher.stats(5000);
@@ -76,7 +65,7 @@ describe('start and stop', () => {
   });
 
   it('a process whose launcher stopped exits by itself', async () => {
-    const run = spawnNode(fixture('start-stop.mjs'), [server.url, tempDir()]);
+    const run = spawnNode(fixture('start-stop.mjs'), [redis.server.url, tempDir()]);
     const result = await finish(run, '', 30_000);
     const out = result.stdout + result.stderr;
     expect(out).toContain('{"status":["ok","ok"]}');
@@ -86,7 +75,7 @@ describe('start and stop', () => {
   it('rejects a handler module without a default export, naming the problem', async () => {
     const portsBefore = openPorts();
     const attempt = startActors({
-      redis: server.url,
+      redis: redis.server.url,
       logDir: tempDir(),
       groups: 2,
       handler: fixture('no-default.mjs'),
@@ -98,7 +87,7 @@ describe('start and stop', () => {
   it('when one actor fails to start, the others that were still starting are stopped too', async () => {
     const portsBefore = openPorts();
     const attempt = startActors({
-      redis: server.url,
+      redis: redis.server.url,
       prefix: 'half',
       groups: 2,
       logDir: tempDir(),
@@ -107,12 +96,12 @@ describe('start and stop', () => {
     await expect(attempt).rejects.toThrow(/actor 1 failed to start: .*group 1 refuses to load/);
     // Group 0's actor would finish loading after the rejection: its thread must be gone, not
     // left behind to consume.
-    const queue = new Queue({ redis: server.url, prefix: 'half', groups: 2 });
+    const queue = new Queue({ redis: redis.server.url, prefix: 'half', groups: 2 });
     try {
       const id = await queue.add('nobody should take this', { group: 0 });
       await waitFor('every port closed', () => (openPorts() === portsBefore ? true : undefined));
       await waitFor('its connections closed', async () => {
-        const clients = (await client.client('LIST')) as string;
+        const clients = (await redis.client.client('LIST')) as string;
         return /name=skyq-wake-0/.test(clients) ? undefined : true;
       });
       expect((await queue.get(id))?.state).toBe('ready');
@@ -122,9 +111,11 @@ describe('start and stop', () => {
   });
 
   it('rejects options it cannot use before starting any thread', async () => {
-    await expect(startActors({ redis: server.url, groups: 4, only: [4] })).rejects.toThrow(/only/);
+    await expect(startActors({ redis: redis.server.url, groups: 4, only: [4] })).rejects.toThrow(
+      /only/,
+    );
     const missing = {
-      redis: server.url,
+      redis: redis.server.url,
       groups: 1,
       logDir: tempDir(),
       handler: fixture('missing.mjs'),
@@ -136,9 +127,9 @@ describe('start and stop', () => {
 describe('a crashing actor', () => {
   it('is restarted, and the message it held is done after its lease expires', async () => {
     const logDir = tempDir();
-    const queue = new Queue({ redis: server.url, prefix: 'crash', groups: 2 });
+    const queue = new Queue({ redis: redis.server.url, prefix: 'crash', groups: 2 });
     const launcher = await startActors({
-      redis: server.url,
+      redis: redis.server.url,
       prefix: 'crash',
       groups: 2,
       logDir,
@@ -151,13 +142,13 @@ describe('a crashing actor', () => {
       const other = await queue.add('fine', { group: 0 });
       await waitFor('a restart of actor 1', () => (launcher.restarts(1) >= 1 ? true : undefined));
       const done = await waitFor('the crashed message done', async () => {
-        const ids = await recorded(client, 'fixture:done');
+        const ids = await recorded(redis.client, 'fixture:done');
         return ids.includes(id) ? ids : undefined;
       });
       expect(done.filter((x) => x === id)).toHaveLength(1);
       expect(done).toContain(other);
       expect(launcher.restarts(0)).toBe(0);
-      expect(await client.get(`fixture:crashed:${id}`)).toBe('1');
+      expect(await redis.client.get(`fixture:crashed:${id}`)).toBe('1');
       // Acked: nothing of it is left in the queue.
       await waitFor('the ack', async () => ((await queue.get(id)) === null ? true : undefined));
 

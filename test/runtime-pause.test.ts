@@ -1,28 +1,12 @@
-/** A launcher started paused claims nothing until resume(). */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/runtime/launcher.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
-import { FIXTURE_ENV, fixture, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
+import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
-let server: RedisServerHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  server = await startStandalone();
-  client = new Redis(server.url);
-  process.env[FIXTURE_ENV] = server.url;
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-  removeTempDirs();
-});
+const redis = useRuntimeRedis();
 
 it('holds messages while paused and consumes them after resume()', async () => {
-  const where = { redis: server.url, prefix: 'paused', groups: 2 };
+  const where = { redis: redis.server.url, prefix: 'paused', groups: 2 };
   const queue = new Queue(where);
   const launcher = await startActors({
     ...where,
@@ -34,11 +18,11 @@ it('holds messages while paused and consumes them after resume()', async () => {
   try {
     await queue.addBulk(Array.from({ length: 20 }, () => ({ body: { list: 'paused' } })));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await client.llen('paused')).toBe(0);
+    expect(await redis.client.llen('paused')).toBe(0);
     expect((await queue.counts()).reduce((sum, c) => sum + c.ready, 0)).toBe(20);
     await launcher.resume();
     await waitFor('all consumed', async () =>
-      (await client.llen('paused')) === 20 ? true : undefined,
+      (await redis.client.llen('paused')) === 20 ? true : undefined,
     );
   } finally {
     await launcher.stop();

@@ -1,40 +1,20 @@
-/**
- * Graceful shutdown loses nothing: stop() while handlers are in flight with a short grace hands
- * the unfinished messages back (none left leased, none lost), and a new launcher finishes them.
- */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/runtime/launcher.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
-  FIXTURE_ENV,
   fixture,
   idsByState,
   recorded,
-  removeTempDirs,
   tempDir,
+  useRuntimeRedis,
   waitFor,
 } from './helpers/runtime.js';
 
-let server: RedisServerHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  server = await startStandalone();
-  client = new Redis(server.url);
-  process.env[FIXTURE_ENV] = server.url;
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-  removeTempDirs();
-});
+const redis = useRuntimeRedis();
 
 describe('graceful shutdown', () => {
   it('hands in-flight messages back, and a new launcher finishes them: all done, none lost', async () => {
-    const where = { redis: server.url, prefix: 'grace', groups: 2 };
+    const where = { redis: redis.server.url, prefix: 'grace', groups: 2 };
     const options = {
       ...where,
       logDir: tempDir(),
@@ -52,14 +32,14 @@ describe('graceful shutdown', () => {
     try {
       await waitFor('some done while others run', async () => {
         const leased = (await queue.counts()).reduce((sum, c) => sum + c.active, 0);
-        return (await client.llen('grace')) >= 8 && leased > 0 ? true : undefined;
+        return (await redis.client.llen('grace')) >= 8 && leased > 0 ? true : undefined;
       });
     } finally {
       await first.stop();
     }
 
-    const after = await idsByState(client, queue);
-    const doneFirst = new Set(await recorded(client, 'grace'));
+    const after = await idsByState(redis.client, queue);
+    const doneFirst = new Set(await recorded(redis.client, 'grace'));
     const queued = new Set([...after.ready, ...after.delayed]);
     expect(after.active).toEqual([]);
     expect(after.dead).toEqual([]);
@@ -81,7 +61,7 @@ describe('graceful shutdown', () => {
       await second.stop();
       await queue.close();
     }
-    const done = await recorded(client, 'grace');
+    const done = await recorded(redis.client, 'grace');
     const unique = new Set(done);
     expect(unique.size).toBe(total);
     expect([...unique].sort()).toEqual([...ids].sort());
@@ -90,7 +70,7 @@ describe('graceful shutdown', () => {
   });
 
   it('waits for running handlers within the grace, handing nothing back', async () => {
-    const where = { redis: server.url, prefix: 'patient', groups: 1 };
+    const where = { redis: redis.server.url, prefix: 'patient', groups: 1 };
     const options = {
       ...where,
       logDir: tempDir(),
@@ -109,13 +89,13 @@ describe('graceful shutdown', () => {
     } finally {
       await launcher.stop();
     }
-    expect((await recorded(client, 'patient')).sort()).toEqual([...ids].sort());
+    expect((await recorded(redis.client, 'patient')).sort()).toEqual([...ids].sort());
     expect(await queue.counts()).toEqual([{ group: 0, delayed: 0, ready: 0, active: 0, dead: 0 }]);
     await queue.close();
   });
 
   it('hands messages leased ahead of their due time back to the delayed set, not the ready set', async () => {
-    const where = { redis: server.url, prefix: 'ahead', groups: 1 };
+    const where = { redis: redis.server.url, prefix: 'ahead', groups: 1 };
     const queue = new Queue(where);
     // The hand-back itself, without timing: leased 10 s ahead, released, delayed again.
     const later = await queue.add('later', { delay: 10_000 });

@@ -5,8 +5,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { type Message, Queue, type QueueOptions } from '../../src/index.js';
-import type { RedisClusterHandle, RedisServerHandle } from './redis.js';
+import { type RedisClusterHandle, type RedisServerHandle, startStandalone } from './redis.js';
 
 export type Target = { redis: string } | { cluster: { host: string; port: number }[] };
 
@@ -39,8 +40,8 @@ export async function redisNow(client: Redis | Cluster): Promise<number> {
 /** Calls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
   intervalMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -76,4 +77,37 @@ export async function claimAtLeast(
 /** Waits until the server clock has passed `ms` (epoch ms). */
 export async function untilRedisTime(client: Redis | Cluster, ms: number): Promise<void> {
   await waitFor(`redis time ${ms}`, async () => ((await redisNow(client)) > ms ? true : undefined));
+}
+
+/**
+ * A private redis-server for one test file: its target, a plain client on it, and a
+ * `queue(options)` that opens Queues (fresh prefix each) closed after the file.
+ */
+export function useQueueRedis(): {
+  readonly target: Target;
+  readonly plain: Redis;
+  queue(options?: QueueOptions): Promise<Queue>;
+} {
+  const queues: Queue[] = [];
+  let server: RedisServerHandle | undefined;
+  const context = {
+    target: { redis: '' } as Target,
+    plain: undefined as unknown as Redis,
+    async queue(options: QueueOptions = {}) {
+      const q = await openQueue(context.target, options);
+      queues.push(q);
+      return q;
+    },
+  };
+  beforeAll(async () => {
+    server = await startStandalone();
+    context.target = { redis: server.url };
+    context.plain = plainClient(context.target) as Redis;
+  });
+  afterAll(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    context.plain?.disconnect();
+    await server?.stop();
+  });
+  return context;
 }

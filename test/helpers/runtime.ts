@@ -6,11 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { Cluster, Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import type { Queue } from '../../src/index.js';
 import { groupKeys } from '../../src/index.js';
+import { type RedisServerHandle, startStandalone } from './redis.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -32,22 +33,7 @@ export function removeTempDirs(): void {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Calls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-  intervalMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
+export { waitFor } from './queue.js';
 
 /** Every id the fixture handler recorded in `list`, duplicates included. */
 export async function recorded(client: Redis | Cluster, list: string): Promise<string[]> {
@@ -140,4 +126,23 @@ export async function finish(run: CliChild, input = '', timeoutMs = 20_000): Pro
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A private redis-server for one test file, a client on it, and the fixtures pointed at it;
+ * stopped (and the file's temp dirs removed) after the file.
+ */
+export function useRuntimeRedis(): { readonly server: RedisServerHandle; readonly client: Redis } {
+  const context = {} as { server: RedisServerHandle; client: Redis };
+  beforeAll(async () => {
+    context.server = await startStandalone();
+    context.client = new Redis(context.server.url);
+    process.env[FIXTURE_ENV] = context.server.url;
+  });
+  afterAll(async () => {
+    context.client?.disconnect();
+    await context.server?.stop();
+    removeTempDirs();
+  });
+  return context;
 }
