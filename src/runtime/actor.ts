@@ -51,6 +51,8 @@ const ACK_DELAY_MS = 50;
 /** Wake this much before the next due time: the claim's round trip fits in it. */
 const WAKE_EARLY_MS = 3;
 const localNow = () => performance.timeOrigin + performance.now();
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 export class Actor {
   readonly #settings: ActorSettings;
@@ -66,7 +68,7 @@ export class Actor {
   readonly #shutdown = new AbortController();
   readonly #startTimer = new StartTimer<Message>(
     () => this.#redisNow(),
-    (message) => this.#start(message),
+    (message, now) => this.#start(message, now),
   );
   #finished: string[] = [];
   #state: ActorStat['state'] = 'starting';
@@ -192,7 +194,8 @@ export class Actor {
           'malformed message dead-lettered',
         );
       }
-      for (const message of polled.messages) this.#schedule(message);
+      const now = this.#redisNow();
+      for (const message of polled.messages) this.#schedule(message, now);
       if (polled.messages.length === max) continue;
       const sleep =
         polled.nextDueAt < 0
@@ -207,45 +210,38 @@ export class Actor {
   }
 
   /** Starts the message now, or at its due time when it was leased ahead. */
-  #schedule(message: Message): void {
+  #schedule(message: Message, now: number): void {
     this.#counters.claimed++;
     // Only a handler with a time limit needs a signal of its own.
     this.#inFlight.set(message.id, this.#settings.timeoutMs > 0 ? new AbortController() : null);
-    this.#startTimer.add(message);
+    this.#startTimer.add(message, now);
   }
 
-  #start(message: Message): void {
-    this.#lateness.recordMs(this.#redisNow() - message.dueAt);
-    this.#runHandler(message)
-      .then(
-        () => {
-          this.#counters.done++;
-          this.#finished.push(message.id);
-          this.#log.debug({ event: 'done', job: message.id }, 'done');
-        },
-        (error) => this.#failed(message, error),
-      )
-      .finally(() => {
-        const wasFull = this.#inFlight.size >= this.#settings.concurrency;
-        this.#inFlight.delete(message.id);
-        // A full actor polls at once (it has room again); otherwise acks ride on the
-        // next poll, or go after a short pause, so a trickle does not cost a call each.
-        if (wasFull || this.#finished.length >= this.#settings.batch) this.#waker.poke();
-        else this.#ackTimer ??= setTimeout(() => this.#waker.poke(), ACK_DELAY_MS);
-      });
-  }
-
-  async #runHandler(message: Message): Promise<void> {
-    const own = this.#inFlight.get(message.id);
-    const signal = own
-      ? AbortSignal.any([own.signal, this.#shutdown.signal])
-      : this.#shutdown.signal;
-    const run = Promise.resolve().then(() => this.#handler(message, { signal }));
-    const { timeoutMs } = this.#settings;
-    if (!own || timeoutMs <= 0) {
-      await run;
+  // The hot path: a handler that returns at once costs no promise at all.
+  #start(message: Message, now: number): void {
+    this.#lateness.recordMs(now - message.dueAt);
+    let result: unknown;
+    try {
+      result = this.#invoke(message);
+    } catch (error) {
+      this.#failed(message, error).finally(() => this.#finish(message));
       return;
     }
+    if (!isThenable(result)) {
+      this.#succeeded(message);
+      return;
+    }
+    result.then(
+      () => this.#succeeded(message),
+      (error: unknown) => this.#failed(message, error).finally(() => this.#finish(message)),
+    );
+  }
+
+  #invoke(message: Message): unknown {
+    const own = this.#inFlight.get(message.id);
+    if (!own) return this.#handler(message, { signal: this.#shutdown.signal });
+    const signal = AbortSignal.any([own.signal, this.#shutdown.signal]);
+    const { timeoutMs } = this.#settings;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -253,11 +249,24 @@ export class Actor {
         reject(new Error(`handler timed out after ${timeoutMs} ms`));
       }, timeoutMs);
     });
-    try {
-      await Promise.race([run, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const run = Promise.resolve().then(() => this.#handler(message, { signal }));
+    return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  #succeeded(message: Message): void {
+    this.#counters.done++;
+    this.#finished.push(message.id);
+    this.#log.debug({ event: 'done', job: message.id }, 'done');
+    this.#finish(message);
+  }
+
+  #finish(message: Message): void {
+    const wasFull = this.#inFlight.size >= this.#settings.concurrency;
+    this.#inFlight.delete(message.id);
+    // A full actor polls at once (it has room again); otherwise acks ride on the
+    // next poll, or go after a short pause, so a trickle does not cost a call each.
+    if (wasFull || this.#finished.length >= this.#settings.batch) this.#waker.poke();
+    else this.#ackTimer ??= setTimeout(() => this.#waker.poke(), ACK_DELAY_MS);
   }
 
   async #failed(message: Message, error: unknown): Promise<void> {

@@ -9,21 +9,21 @@ export interface Due {
 
 export class StartTimer<T extends Due> {
   readonly #now: () => number;
-  readonly #start: (item: T) => void;
+  readonly #start: (item: T, now: number) => void;
   /** waiting items, earliest due first */
   readonly #waiting: T[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(now: () => number, start: (item: T) => void) {
+  constructor(now: () => number, start: (item: T, now: number) => void) {
     this.#now = now;
     this.#start = start;
   }
 
-  /** Starts the item now when it is due, else when it will be. */
-  add(item: T): void {
-    if (item.dueAt <= this.#now()) {
-      this.#start(item);
+  /** Starts the item now when it is due, else when it will be (`now` saves a clock read per item). */
+  add(item: T, now = this.#now()): void {
+    if (item.dueAt <= now) {
+      this.#start(item, now);
       return;
     }
     // Claims come in due order, so this is nearly always an append.
@@ -57,7 +57,7 @@ export class StartTimer<T extends Due> {
     const now = this.#now();
     let due = 0;
     while (due < this.#waiting.length && (this.#waiting[due] as T).dueAt <= now) due++;
-    for (const item of this.#waiting.splice(0, due)) this.#start(item);
+    for (const item of this.#waiting.splice(0, due)) this.#start(item, now);
     this.#arm();
   }
 }
