@@ -4,7 +4,7 @@
 import type { RedisClient } from './redis/connection.js';
 
 const REFRESH_MS = 60_000;
-const SAMPLES = 3;
+const SAMPLES = 10;
 
 export class RedisClock {
   readonly #client: RedisClient;
@@ -37,7 +37,7 @@ export class RedisClock {
   }
 
   async #sample(): Promise<void> {
-    // Keep the tightest of a few round trips: the first one can wait behind the connection
+    // Keep the tightest of ten round trips: the first one can wait behind the connection
     // handshake and the script loads (ready() runs them together), and the midpoint of a long
     // round trip put the clock several ms ahead of Redis even on loopback.
     let best = { roundTrip: Number.POSITIVE_INFINITY, offset: 0, received: 0 };
