@@ -2,12 +2,7 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] '*' for the oldest ARGV[2] dead letters, or 'ids' with ARGV[2..] ids
 -- Returns how many went back.
-local ids
-if ARGV[1] == '*' then
-  ids = redis.call('ZRANGE', deadKey, 0, tonumber(ARGV[2]) - 1)
-else
-  ids = membersOf(deadKey, argvFrom(2))
-end
+local ids = selectDead()
 if #ids == 0 then
   return 0
 end

@@ -132,3 +132,11 @@ local function base36(n)
   until n == 0
   return out
 end
+
+-- Dead letters named by a call: ARGV[1] '*' for the oldest ARGV[2], or 'ids' with ARGV[2..].
+local function selectDead()
+  if ARGV[1] == '*' then
+    return redis.call('ZRANGE', deadKey, 0, tonumber(ARGV[2]) - 1)
+  end
+  return membersOf(deadKey, argvFrom(2))
+end

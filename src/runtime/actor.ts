@@ -8,42 +8,14 @@ import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
 import type { Message } from '../message.js';
 import type { Queue } from '../queue.js';
+import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
+import { invokeHandler } from './handler.js';
 import type { Logger } from './logger.js';
 import { type ActorStat, type Counters, emptyCounters, LatenessHistogram } from './metrics.js';
 import { StartTimer } from './start-timer.js';
 import type { Waker } from './waker.js';
 
-export interface JobContext {
-  /** aborted when the handler runs past the actor's timeout, or shutdown hands its message back */
-  signal: AbortSignal;
-}
-
-export type Handler = (job: Message, context: JobContext) => unknown;
-
-export interface ActorSettings {
-  group: number;
-  /** handlers running at once */
-  concurrency: number;
-  /** most messages leased per poll */
-  batch: number;
-  leaseMs: number;
-  /** fail a handler that runs longer (0 = no limit) */
-  timeoutMs: number;
-  /** lease messages due this soon and start them on a local timer (see claim.lua) */
-  lookaheadMs: number;
-  /** start without claiming until resume() */
-  paused?: boolean;
-}
-
-/** What every actor answers without handler code: skynet's debug protocol. */
-export interface ActorApi {
-  ping(): 'pong';
-  stat(): ActorStat;
-  mem(): { heapUsed: number; heapTotal: number; external: number };
-  drain(graceMs: number): Promise<{ released: number }>;
-  /** start claiming (an actor started paused) */
-  resume(): void;
-}
+export type { ActorApi, ActorSettings, Handler, JobContext } from './actor-types.js';
 
 const ERROR_PAUSE_MS = 500;
 /** Finished messages are acked with the next poll, or after this long when idle. */
@@ -238,19 +210,14 @@ export class Actor {
   }
 
   #invoke(message: Message): unknown {
-    const own = this.#inFlight.get(message.id);
-    if (!own) return this.#handler(message, { signal: this.#shutdown.signal });
-    const signal = AbortSignal.any([own.signal, this.#shutdown.signal]);
-    const { timeoutMs } = this.#settings;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        own.abort();
-        reject(new Error(`handler timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
-    });
-    const run = Promise.resolve().then(() => this.#handler(message, { signal }));
-    return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
+    const own = this.#inFlight.get(message.id) ?? null;
+    return invokeHandler(
+      this.#handler,
+      message,
+      this.#shutdown.signal,
+      own,
+      this.#settings.timeoutMs,
+    );
   }
 
   #succeeded(message: Message): void {

@@ -42,3 +42,27 @@ export interface PoolApi {
 export function poolHandler(pool: { run(job: Message): Promise<void> }): Handler {
   return (job: Message) => pool.run(job);
 }
+
+/**
+ * Calls the handler. Without a time limit it is a plain call (a handler that returns at once
+ * costs no promise); with one, the handler races a timer that aborts its own signal.
+ */
+export function invokeHandler(
+  handler: Handler,
+  job: Message,
+  shutdown: AbortSignal,
+  own: AbortController | null,
+  timeoutMs: number,
+): unknown {
+  if (!own || timeoutMs <= 0) return handler(job, { signal: shutdown });
+  const signal = AbortSignal.any([own.signal, shutdown]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      own.abort();
+      reject(new Error(`handler timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  const run = Promise.resolve().then(() => handler(job, { signal }));
+  return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
+}

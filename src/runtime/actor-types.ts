@@ -1,0 +1,36 @@
+// The contract of an actor: what its handler gets, how it is set up, and the
+// calls it answers (skynet's debug protocol plus drain and resume).
+import type { Message } from '../message.js';
+import type { ActorStat } from './metrics.js';
+
+export interface JobContext {
+  /** aborted when the handler runs past the actor's timeout, or shutdown hands its message back */
+  signal: AbortSignal;
+}
+
+export type Handler = (job: Message, context: JobContext) => unknown;
+
+export interface ActorSettings {
+  group: number;
+  /** handlers running at once */
+  concurrency: number;
+  /** most messages leased per poll */
+  batch: number;
+  leaseMs: number;
+  /** fail a handler that runs longer (0 = no limit) */
+  timeoutMs: number;
+  /** lease messages due this soon and start them on a local timer (see claim.lua) */
+  lookaheadMs: number;
+  /** start without claiming until resume() */
+  paused?: boolean;
+}
+
+/** What every actor answers without handler code: skynet's debug protocol. */
+export interface ActorApi {
+  ping(): 'pong';
+  stat(): ActorStat;
+  mem(): { heapUsed: number; heapTotal: number; external: number };
+  drain(graceMs: number): Promise<{ released: number }>;
+  /** start claiming (an actor started paused) */
+  resume(): void;
+}
