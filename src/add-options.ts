@@ -96,11 +96,11 @@ export function prepareMessage(
   } else if (callerId) target = homeGroup(callerId, config.groups);
   else target = nextRoundRobin();
 
-  const text = serialiseBody(body, field ? `${field}.body` : 'body');
+  const text = serialiseBody(body, name('body'));
   const bytes = Buffer.byteLength(text, 'utf8') - 1;
   if (bytes > config.maxBodyBytes) {
     throw errors.body(
-      field ? `${field}.body` : 'body',
+      name('body'),
       `is ${bytes} bytes, over the limit of ${config.maxBodyBytes} (maxBodyBytes)`,
     );
   }

@@ -19,8 +19,7 @@ export class RedisClock {
   /** Redis time in ms; measures the offset first if it never did. */
   async now(): Promise<number> {
     if (this.#measuredAt === 0) await this.measure();
-    else if (Date.now() - this.#measuredAt > REFRESH_MS) void this.measure().catch(() => undefined);
-    return Date.now() + this.#offset;
+    return Date.now() + this.offset;
   }
 
   /** Redis time minus local time, in ms, as last measured. */

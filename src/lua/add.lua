@@ -66,10 +66,7 @@ end
 if #ready > 0 then
   wake()
 elseif ARGV[2] ~= '' and #delayed > 0 then
-  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-  if head[2] == nil or tonumber(ARGV[2]) < tonumber(head[2]) then
-    wake()
-  end
+  wakeIfEarlier(tonumber(ARGV[2]))
 end
 if #records > 0 then
   bulk('HSET', msgKey, records)

@@ -35,6 +35,6 @@ if backoffKind == 'e' then
   delay = backoffMs * 2 ^ (attempts - 1)
 end
 local dueMs = now + delay
-wakeIfEarlier(dueMs, unit)
+wakeIfEarlier(dueMs / unit)
 redis.call('ZADD', delayedKey, num(dueMs / unit), id)
 return 'retry'

@@ -75,10 +75,11 @@ local function wake()
   end
 end
 
--- Wake when a new due time comes before the current head of the delayed set.
-local function wakeIfEarlier(dueMs, unit)
+-- Wake when a new due time (a delayed-set score, in the set's unit) comes
+-- before the current head of the delayed set.
+local function wakeIfEarlier(score)
   local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-  if head[2] == nil or dueMs < tonumber(head[2]) * unit then
+  if head[2] == nil or score < tonumber(head[2]) then
     wake()
   end
 end

@@ -39,7 +39,7 @@ if #ready > 0 then
   wake()
 end
 if #delayed > 0 then
-  wakeIfEarlier(earliest, unit)
+  wakeIfEarlier(earliest / unit)
   bulk('ZADD', delayedKey, delayed)
   bulk('HDEL', dueKey, notDue)
 end

@@ -18,6 +18,6 @@ local dueMs = tonumber(string.sub(when, 2))
 if string.sub(when, 1, 1) == 'd' then
   dueMs = now + dueMs
 end
-wakeIfEarlier(dueMs, unit)
+wakeIfEarlier(dueMs / unit)
 redis.call('ZADD', delayedKey, num(dueMs / unit), id)
 return 1

@@ -9,7 +9,7 @@ import { Piscina } from 'piscina';
 import { type QueueOptions, queueConfig } from '../config.js';
 import { errors } from '../errors.js';
 import type { Message } from '../message.js';
-import { checkDuration, checkInteger } from '../options.js';
+import { checkDuration, checkGroup, checkInteger } from '../options.js';
 import type { Coordinator, CoordinatorData, DebugCommand, LauncherStats } from './coordinator.js';
 import { handlerUrl } from './handler.js';
 import { DEFAULT_LOG_DIR, type FileLogger, fileLogger, launcherLogFile } from './logger.js';
@@ -204,16 +204,11 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
   }
   const config = queueConfig(pickQueueOptions(options));
   const all = Array.from({ length: config.groups }, (_, g) => g);
-  const groups = options.only ? [...new Set(options.only)].sort((a, b) => a - b) : all;
-  for (const group of groups) {
-    if (!Number.isInteger(group) || group < 0 || group >= config.groups) {
-      throw errors.invalidOption(
-        'only',
-        `groups must be between 0 and ${config.groups - 1}`,
-        group,
-      );
-    }
-  }
+  const groups = options.only
+    ? [...new Set(options.only.map((g) => checkGroup('only', g, config.groups)))].sort(
+        (a, b) => a - b,
+      )
+    : all;
   const logDir = options.logDir ?? DEFAULT_LOG_DIR;
   const launcher = new Launcher(
     groups,
