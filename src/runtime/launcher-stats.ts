@@ -1,0 +1,37 @@
+// What a launcher reports about itself: per actor and in total. The same shape
+// goes to launcher.stats(), to Redis for `skyq stats` in other processes, to
+// /metrics and to the dashboard.
+import type { HistogramData, Summary } from './histogram.js';
+import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
+
+export interface ActorStat extends BlockFigures {
+  group: number;
+  threadId: number;
+  /** the last error the actor noted (poll failed, Redis unreachable, …) */
+  lastError: string | null;
+  /** percentiles of each histogram, in ms */
+  summary: Record<HistogramName, Summary>;
+}
+
+export interface ActorView {
+  group: number;
+  /** ok: answering; down: no thread (restarting); hung: did not answer ping in time */
+  status: 'ok' | 'down' | 'hung';
+  restarts: number;
+  lastCrash: string | null;
+  stat?: ActorStat;
+}
+
+export interface LauncherStats {
+  launcherId: string;
+  host: string;
+  pid: number;
+  startedAt: number;
+  /** when these figures were read */
+  at: number;
+  actors: ActorView[];
+  totals: Counters & {
+    histograms: Record<HistogramName, HistogramData>;
+    summary: Record<HistogramName, Summary>;
+  };
+}

@@ -1,0 +1,133 @@
+// An actor's live figures in a SharedArrayBuffer: the actor writes counters,
+// its state and three histograms as it works; the coordinator (and through it
+// stats(), /metrics and the dashboard) reads them whenever it likes. No message
+// is sent per reading, so a busy actor never shows as TIMEOUT and an idle one
+// costs nothing to watch. One writer per block: plain stores are enough.
+import {
+  HISTOGRAM_SLOTS,
+  Histogram,
+  type HistogramData,
+  type Summary,
+  summarize,
+} from './histogram.js';
+
+export const ACTOR_STATES = ['starting', 'running', 'paused', 'draining', 'stopped'] as const;
+export type ActorState = (typeof ACTOR_STATES)[number];
+
+export const COUNTER_NAMES = [
+  'claimed', // leased by this actor
+  'done', // handler succeeded and the ack went out
+  'failed', // handler threw, rejected or timed out
+  'retried', // failures that went back to wait for another attempt
+  'dead', // dead-lettered by this actor (failed last attempt, unreadable record)
+  'stale', // ack/fail/extend refused: the lease had passed to another consumer
+  'inFlight', // running or waiting for their due time right now
+] as const;
+export type CounterName = (typeof COUNTER_NAMES)[number];
+export type Counters = Record<CounterName, number>;
+
+export const HISTOGRAM_NAMES = ['lateness', 'handler', 'redisRtt'] as const;
+export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
+
+const STATE = 0;
+const STARTED_AT = 1;
+const COUNTERS = 2;
+const HISTOGRAMS = COUNTERS + COUNTER_NAMES.length;
+const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
+
+/** What a block holds at one moment. */
+export interface BlockFigures extends Counters {
+  state: ActorState;
+  startedAt: number;
+  histograms: Record<HistogramName, HistogramData>;
+}
+
+export class StatBlock {
+  readonly buffer: SharedArrayBuffer;
+  readonly #slots: Float64Array;
+  /** handler start − due time (ms, Redis clock) */
+  readonly lateness: Histogram;
+  /** handler start → settled (ms) */
+  readonly handler: Histogram;
+  /** claim round trips (ms) */
+  readonly redisRtt: Histogram;
+
+  constructor(buffer = new SharedArrayBuffer(SLOTS * Float64Array.BYTES_PER_ELEMENT)) {
+    this.buffer = buffer;
+    this.#slots = new Float64Array(buffer);
+    const view = (i: number) =>
+      new Histogram(
+        this.#slots.subarray(
+          HISTOGRAMS + i * HISTOGRAM_SLOTS,
+          HISTOGRAMS + (i + 1) * HISTOGRAM_SLOTS,
+        ),
+      );
+    this.lateness = view(0);
+    this.handler = view(1);
+    this.redisRtt = view(2);
+  }
+
+  add(counter: CounterName, n = 1): void {
+    (this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] as number) += n;
+  }
+
+  set(counter: CounterName, value: number): void {
+    this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] = value;
+  }
+
+  get(counter: CounterName): number {
+    return this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] as number;
+  }
+
+  get state(): ActorState {
+    return ACTOR_STATES[this.#slots[STATE] as number] ?? 'starting';
+  }
+
+  set state(state: ActorState) {
+    this.#slots[STATE] = ACTOR_STATES.indexOf(state);
+  }
+
+  get startedAt(): number {
+    return this.#slots[STARTED_AT] as number;
+  }
+
+  set startedAt(ms: number) {
+    this.#slots[STARTED_AT] = ms;
+  }
+
+  counters(): Counters {
+    return Object.fromEntries(COUNTER_NAMES.map((name) => [name, this.get(name)])) as Counters;
+  }
+
+  figures(): BlockFigures {
+    return {
+      ...this.counters(),
+      state: this.state,
+      startedAt: this.startedAt,
+      histograms: {
+        lateness: this.lateness.data(),
+        handler: this.handler.data(),
+        redisRtt: this.redisRtt.data(),
+      },
+    };
+  }
+}
+
+export const emptyCounters = (): Counters =>
+  Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as Counters;
+
+export function addCounters(into: Counters, from: Counters): Counters {
+  for (const name of COUNTER_NAMES) into[name] += from[name];
+  return into;
+}
+
+/** Percentile summaries of each histogram, for tables and logs. */
+export function summaries(
+  histograms: Record<HistogramName, HistogramData>,
+): Record<HistogramName, Summary> {
+  return {
+    lateness: summarize(histograms.lateness),
+    handler: summarize(histograms.handler),
+    redisRtt: summarize(histograms.redisRtt),
+  };
+}
