@@ -14,6 +14,7 @@ export const KEY_NAMES = [
   'reason', // hash id → why it is a dead letter
   'seq', // counter for generated ids and ready order
   'wake', // list holding at most one token: wakes an idle consumer
+  'paused', // string present while the group is paused: claims lease nothing
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

@@ -24,6 +24,8 @@ export interface PollResult {
   nextDueAt: number;
   /** how many of the acks sent with the poll were still leased */
   acked: number;
+  /** the group is paused: nothing was leased; resuming wakes the consumer */
+  paused: boolean;
   /** leased messages whose record could not be read: the caller dead-letters them */
   malformed: { id: string; reason: string }[];
 }
@@ -35,9 +37,10 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
     now: Number(flat[0]),
     nextDueAt: Number(flat[1]),
     acked: Number(flat[2]),
+    paused: Number(flat[3]) === 1,
     malformed: [],
   };
-  for (let i = 3; i < flat.length; i += 4) {
+  for (let i = 4; i < flat.length; i += 4) {
     const id = String(flat[i]);
     try {
       const record = decodeRecord(id, String(flat[i + 1]));

@@ -33,6 +33,9 @@ export interface GroupCounts {
   ready: number;
   active: number;
   dead: number;
+  paused: boolean;
+  /** set when this group could not be read (a key of the wrong type, …); the figures are 0 */
+  error?: string;
 }
 
 export interface PollOptions {
@@ -183,13 +186,44 @@ export class Queue {
     return found;
   }
 
+  /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
   async counts(): Promise<GroupCounts[]> {
     return Promise.all(
-      this.#keys.map(async (_, group) => {
-        const [delayed, ready, active, dead] = (await this.run('counts', group, [])) as number[];
-        return { group, delayed, ready, active, dead } as GroupCounts;
+      this.#keys.map(async (_, group): Promise<GroupCounts> => {
+        try {
+          const [delayed, ready, active, dead, paused] = (await this.run(
+            'counts',
+            group,
+            [],
+          )) as number[];
+          return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
+        } catch (error) {
+          if (this.#closed) throw error;
+          const reason = error instanceof Error ? error.message : String(error);
+          return { group, delayed: 0, ready: 0, active: 0, dead: 0, paused: false, error: reason };
+        }
       }),
     );
+  }
+
+  /** Pauses one group, or all: claims lease nothing until resume(); every launcher honours it. */
+  async pause(group?: number): Promise<number[]> {
+    return this.#setPaused('on', group);
+  }
+
+  /** Resumes one group, or all, and wakes their consumers. */
+  async resume(group?: number): Promise<number[]> {
+    return this.#setPaused('off', group);
+  }
+
+  /** The groups whose state changed. */
+  async #setPaused(state: 'on' | 'off', group: number | undefined): Promise<number[]> {
+    const groups =
+      group === undefined
+        ? this.#keys.map((_, g) => g)
+        : [checkGroup('group', group, this.config.groups)];
+    const changed = await Promise.all(groups.map((g) => this.run('pause', g, [state])));
+    return groups.filter((_, i) => changed[i] === 1);
   }
 
   /** Promotes what is due and leases up to `max` ready messages, by priority then age. */

@@ -178,11 +178,32 @@ describe('get and counts', () => {
 
     const counts = await q.counts();
     expect(counts).toHaveLength(10);
-    expect(counts[5]).toEqual({ group: 5, delayed: 1, ready: 1, active: 0, dead: 0 });
-    expect(counts[6]).toEqual({ group: 6, delayed: 0, ready: 0, active: 1, dead: 1 });
+    expect(counts[5]).toEqual({
+      group: 5,
+      delayed: 1,
+      ready: 1,
+      active: 0,
+      dead: 0,
+      paused: false,
+    });
+    expect(counts[6]).toEqual({
+      group: 6,
+      delayed: 0,
+      ready: 0,
+      active: 1,
+      dead: 1,
+      paused: false,
+    });
     const others = counts.filter((c) => c.group !== 5 && c.group !== 6);
     for (const c of others)
-      expect(c).toEqual({ group: c.group, delayed: 0, ready: 0, active: 0, dead: 0 });
+      expect(c).toEqual({
+        group: c.group,
+        delayed: 0,
+        ready: 0,
+        active: 0,
+        dead: 0,
+        paused: false,
+      });
 
     // Only messages that have not started can be cancelled or moved.
     expect(await q.cancel(activeId as string)).toBe(false);
@@ -222,5 +243,34 @@ describe('wake signal', () => {
 
     await q.add('f', { group: 8 });
     expect(await tokens()).toBe(1); // ready at once
+  });
+});
+
+describe('pause and counts', () => {
+  it('a paused group leases nothing but still takes acks; counts() says so', async () => {
+    const q = await redis.queue();
+    await q.add('first', { group: 3 });
+    const [first] = await q.claim(3);
+    await q.add('second', { group: 3 });
+    expect(await q.pause(3)).toEqual([3]);
+    const paused = await q.poll(3, { ack: [first?.id as string] });
+    expect(paused).toMatchObject({ messages: [], paused: true, acked: 1, nextDueAt: -1 });
+    expect((await q.counts())[3]).toMatchObject({ ready: 1, active: 0, paused: true });
+    expect(await q.resume(3)).toEqual([3]);
+    expect(await redis.plain.llen(keyOf(q.config.prefix, 3, 'wake'))).toBe(1);
+    const resumed = await q.poll(3);
+    expect(resumed.paused).toBe(false);
+    expect(resumed.messages.map((m) => m.body)).toEqual(['second']);
+  });
+
+  it('a group whose key has the wrong type is reported with its reason; the others count', async () => {
+    const q = await redis.queue();
+    await q.add('fine', { group: 0 });
+    await redis.plain.set(keyOf(q.config.prefix, 1, 'delayed'), 'foo');
+    const counts = await q.counts();
+    expect(counts[0]).toMatchObject({ ready: 1 });
+    expect(counts[0]?.error).toBeUndefined();
+    expect(counts[1]?.error).toMatch(/WRONGTYPE/);
+    expect(counts[2]).toMatchObject({ delayed: 0, ready: 0 });
   });
 });

@@ -10,9 +10,10 @@
 --   this window; the consumer starts each at its due time with a local timer,
 --   so a trickle of due times costs one claim per window, not one per message
 -- ARGV[7..] ids to ack first (optional)
--- Returns { now, nextDueMs, acked, id, record, failedAttempts, dueMs, ... }
+-- Returns { now, nextDueMs, acked, paused, id, record, failedAttempts, dueMs, ... }
 -- nextDueMs is now when ready messages are left, else the next due time or
--- lease expiry, -1 when the group holds nothing pending.
+-- lease expiry, -1 when the group holds nothing pending (or is paused: then
+-- paused is 1, nothing is leased, and resuming wakes the consumer).
 local unit = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])
@@ -24,6 +25,9 @@ local now = nowMs()
 local acked = 0
 if #ARGV > 6 then
   acked = ackLeased(argvFrom(7))
+end
+if redis.call('EXISTS', pausedKey) == 1 then
+  return { now, -1, acked, 1 }
 end
 
 -- Ready order: one INCRBY reserves the sequence numbers a step needs.
@@ -161,7 +165,7 @@ if take == nil then
     take.dues = bulkRead('HMGET', dueKey, take.ids)
   end
 end
-local out = { now, -1, acked }
+local out = { now, -1, acked, 0 }
 if take then
   local atts = {}
   if redis.call('EXISTS', attKey) == 1 then

@@ -6,10 +6,10 @@
 -- Ready-set score: priority * READY_SPAN + seq, so lower priority first and
 -- FIFO among equals (seq comes from the group's counter).
 
--- KEYS, the same eleven for every script, in the order of src/keys.ts:
+-- KEYS, the same for every script, in the order of src/keys.ts:
 local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local msgKey, dueKey, attKey, errKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local reasonKey, seqKey, wakeKey = KEYS[9], KEYS[10], KEYS[11]
+local reasonKey, seqKey, wakeKey, pausedKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 
 local READY_SPAN = 8589934592 -- 2^33 sequence numbers per priority level
 local CHUNK = 6000 -- stay well below Lua's unpack() limit

@@ -2,6 +2,7 @@
 // KEYS and ARGV. lib.lua is put in front of each; ioredis runs them by
 // EVALSHA (falling back to EVAL once per server when the cache is empty).
 import { readFileSync } from 'node:fs';
+import { KEY_NAMES } from '../keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
 
@@ -19,12 +20,13 @@ export const SCRIPT_NAMES = [
   'dead-list',
   'dead-retry',
   'dead-purge',
+  'pause',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** Every script takes the group's keys in the same order (see keys.ts). */
-const NUMBER_OF_KEYS = 11;
+const NUMBER_OF_KEYS = KEY_NAMES.length;
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
 let sources: Map<ScriptName, string> | undefined;

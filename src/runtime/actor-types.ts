@@ -1,7 +1,7 @@
 // The contract of an actor: what its handler gets, how it is set up, and the
 // calls it answers (skynet's debug protocol plus drain and resume).
 import type { Message } from '../message.js';
-import type { ActorStat } from './metrics.js';
+import type { ActorStat } from './launcher-stats.js';
 
 export interface JobContext {
   /** aborted when the handler runs past the actor's timeout, or shutdown hands its message back */

@@ -10,14 +10,17 @@ import type { Message } from '../message.js';
 import type { Queue } from '../queue.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { invokeHandler } from './handler.js';
+import type { ActorStat } from './launcher-stats.js';
 import type { Logger } from './logger.js';
-import { type ActorStat, type Counters, emptyCounters, LatenessHistogram } from './metrics.js';
 import { StartTimer } from './start-timer.js';
+import { type ActorState, StatBlock, summaries } from './stat-block.js';
 import type { Waker } from './waker.js';
 
 export type { ActorApi, ActorSettings, Handler, JobContext } from './actor-types.js';
 
 const ERROR_PAUSE_MS = 500;
+/** A paused group is looked at again this often, besides the token resume() pushes. */
+const PAUSED_RECHECK_MS = 5000;
 /** Finished messages are acked with the next poll, or after this long when idle. */
 const ACK_DELAY_MS = 50;
 /** Wake this much before the next due time: the claim's round trip fits in it. */
@@ -32,8 +35,7 @@ export class Actor {
   readonly #waker: Waker;
   readonly #handler: Handler;
   readonly #log: Logger;
-  readonly #counters: Counters = emptyCounters();
-  readonly #lateness = new LatenessHistogram();
+  readonly #stats: StatBlock;
   /** running or waiting for their due time; a controller when the handler has a time limit */
   readonly #inFlight = new Map<string, AbortController | null>();
   /** aborted when shutdown gives up on running handlers */
@@ -43,20 +45,36 @@ export class Actor {
     (message, now) => this.#start(message, now),
   );
   #finished: string[] = [];
-  #state: ActorStat['state'] = 'starting';
-  #lastError: string | null = null;
   #loop: Promise<void> = Promise.resolve();
   #leaseTimer: NodeJS.Timeout | undefined;
   #ackTimer: NodeJS.Timeout | undefined;
-  readonly #startedAt = Date.now();
   #resume: () => void = () => undefined;
 
-  constructor(settings: ActorSettings, queue: Queue, waker: Waker, handler: Handler, log: Logger) {
+  constructor(
+    settings: ActorSettings,
+    queue: Queue,
+    waker: Waker,
+    handler: Handler,
+    log: Logger,
+    stats = new StatBlock(),
+  ) {
+    this.#stats = stats;
+    stats.startedAt = Date.now();
+    stats.state = 'starting';
+    stats.set('inFlight', 0);
     this.#settings = settings;
     this.#queue = queue;
     this.#waker = waker;
     this.#handler = handler;
     this.#log = log;
+  }
+
+  get #state(): ActorState {
+    return this.#stats.state;
+  }
+
+  set #state(state: ActorState) {
+    this.#stats.state = state;
   }
 
   start(): void {
@@ -86,22 +104,18 @@ export class Actor {
   }
 
   stat(): ActorStat {
+    const figures = this.#stats.figures();
     return {
-      ...this.#counters,
-      inFlight: this.#inFlight.size,
+      ...figures,
       group: this.#settings.group,
       threadId,
-      state: this.#state,
-      startedAt: this.#startedAt,
-      lastError: this.#lastError,
-      lateness: this.#lateness.summary(),
-      histogram: this.#lateness.encode(),
+      summary: summaries(figures.histograms),
     };
   }
 
   /** Stop claiming, let handlers finish for up to graceMs, hand the rest back. */
   async drain(graceMs: number): Promise<{ released: number }> {
-    if (this.#state !== 'running') return { released: 0 };
+    if (this.#state !== 'running' && this.#state !== 'paused') return { released: 0 };
     this.#state = 'draining';
     this.#waker.poke();
     await this.#loop;
@@ -124,7 +138,7 @@ export class Actor {
       this.#log.error({ event: 'drain-error', err: error }, 'could not hand leases back');
     }
     this.#state = 'stopped';
-    this.#log.info({ event: 'stopped', released, ...this.#counters }, 'actor stopped');
+    this.#log.info({ event: 'stopped', released, ...this.#stats.counters() }, 'actor stopped');
     return { released };
   }
 
@@ -140,7 +154,7 @@ export class Actor {
         this.#waker.wait(-1, false).then(() => resolve());
       });
     }
-    while (this.#state === 'running') {
+    while (this.#state === 'running' || this.#state === 'paused') {
       const room = concurrency - this.#inFlight.size;
       if (room <= 0) {
         await this.#waker.wait(-1, false);
@@ -152,7 +166,9 @@ export class Actor {
       const max = Math.min(room, batch);
       let polled: Awaited<ReturnType<Queue['poll']>>;
       try {
+        const sent = performance.now();
         polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs });
+        this.#stats.redisRtt.record(performance.now() - sent);
       } catch (error) {
         this.#finished.push(...ack);
         this.#noteError('poll failed', error);
@@ -160,11 +176,19 @@ export class Actor {
         continue;
       }
       for (const bad of polled.malformed) {
-        this.#counters.dead++;
+        this.#stats.add('dead');
         this.#log.warn(
           { event: 'dead', job: bad.id, reason: bad.reason },
           'malformed message dead-lettered',
         );
+      }
+      if (polled.paused !== (this.#state === 'paused')) {
+        this.#state = polled.paused ? 'paused' : 'running';
+        this.#log.info({ event: this.#state }, polled.paused ? 'group paused' : 'group resumed');
+      }
+      if (polled.paused) {
+        await this.#waker.wait(PAUSED_RECHECK_MS);
+        continue;
       }
       const now = this.#redisNow();
       for (const message of polled.messages) this.#schedule(message, now);
@@ -183,29 +207,39 @@ export class Actor {
 
   /** Starts the message now, or at its due time when it was leased ahead. */
   #schedule(message: Message, now: number): void {
-    this.#counters.claimed++;
+    this.#stats.add('claimed');
     // Only a handler with a time limit needs a signal of its own.
     this.#inFlight.set(message.id, this.#settings.timeoutMs > 0 ? new AbortController() : null);
+    this.#stats.set('inFlight', this.#inFlight.size);
     this.#startTimer.add(message, now);
   }
 
   // The hot path: a handler that returns at once costs no promise at all.
   #start(message: Message, now: number): void {
-    this.#lateness.recordMs(now - message.dueAt);
+    this.#stats.lateness.record(now - message.dueAt);
+    const began = performance.now();
     let result: unknown;
     try {
       result = this.#invoke(message);
     } catch (error) {
+      this.#stats.handler.record(performance.now() - began);
       this.#failed(message, error).finally(() => this.#finish(message));
       return;
     }
     if (!isThenable(result)) {
+      this.#stats.handler.record(performance.now() - began);
       this.#succeeded(message);
       return;
     }
     result.then(
-      () => this.#succeeded(message),
-      (error: unknown) => this.#failed(message, error).finally(() => this.#finish(message)),
+      () => {
+        this.#stats.handler.record(performance.now() - began);
+        this.#succeeded(message);
+      },
+      (error: unknown) => {
+        this.#stats.handler.record(performance.now() - began);
+        this.#failed(message, error).finally(() => this.#finish(message));
+      },
     );
   }
 
@@ -221,7 +255,7 @@ export class Actor {
   }
 
   #succeeded(message: Message): void {
-    this.#counters.done++;
+    this.#stats.add('done');
     this.#finished.push(message.id);
     this.#log.debug({ event: 'done', job: message.id }, 'done');
     this.#finish(message);
@@ -230,6 +264,7 @@ export class Actor {
   #finish(message: Message): void {
     const wasFull = this.#inFlight.size >= this.#settings.concurrency;
     this.#inFlight.delete(message.id);
+    this.#stats.set('inFlight', this.#inFlight.size);
     // A full actor polls at once (it has room again); otherwise acks ride on the
     // next poll, or go after a short pause, so a trickle does not cost a call each.
     if (wasFull || this.#finished.length >= this.#settings.batch) this.#waker.poke();
@@ -237,12 +272,12 @@ export class Actor {
   }
 
   async #failed(message: Message, error: unknown): Promise<void> {
-    this.#counters.failed++;
+    this.#stats.add('failed');
     const text = error instanceof Error ? error.message : String(error);
     try {
       const outcome = await this.#queue.fail(this.#settings.group, message.id, text);
-      if (outcome === 'retry') this.#counters.retried++;
-      if (outcome === 'dead') this.#counters.dead++;
+      if (outcome === 'retry') this.#stats.add('retried');
+      if (outcome === 'dead') this.#stats.add('dead');
       const level = outcome === 'dead' ? 'error' : 'warn';
       this.#log[level](
         {
@@ -280,7 +315,7 @@ export class Actor {
   }
 
   #noteError(what: string, error: unknown): void {
-    this.#lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    this.#stats.lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
     this.#log.error({ event: 'error', err: error }, what);
   }
 }
