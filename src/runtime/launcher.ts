@@ -188,7 +188,10 @@ export class Launcher {
     const pool = this.#pool;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    serve({ run: (job: Message) => pool.run({ handler: url, job }) }, port1);
+    serve(
+      { run: (job: Message, lateMs: number) => pool.run({ handler: url, job, lateMs }) },
+      port1,
+    );
     this.#poolPorts.push(port1);
     return port2;
   }
