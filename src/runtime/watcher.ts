@@ -1,10 +1,11 @@
 // The launcher's eye on what its idle actors were not told about. skyq's own
 // adds push a wake-up token, but a program that only does `ZADD task_group:3
-// <due> <member>` does not, and a token can go to another launcher's actor.
+// <due> <member>` does not, a token can go to another launcher's actor, and a
+// lease another consumer holds can run out (that consumer died or hangs).
 // So for each idle actor (it publishes the time it will look anyway in its
-// stat block) the watcher checks the group's head and ready set: on every
-// keyspace notification where the server sends them, and every `intervalMs`
-// in any case. Work due before the actor's plan gets it poked.
+// stat block) the watcher checks the group's next event and ready set: on
+// every keyspace notification where the server sends them, and every
+// `intervalMs` in any case. Work due before the actor's plan gets it poked.
 import type { Queue } from '../queue.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { every } from './timers.js';
