@@ -62,5 +62,9 @@ export async function watchKeyspace(
       .catch((error: Error) => onProblem(`keyspace subscription failed: ${error.message}`));
     return subscriber;
   });
-  return { close: () => subscribers.forEach((s) => s.disconnect()) };
+  return {
+    close: () => {
+      for (const subscriber of subscribers) subscriber.disconnect();
+    },
+  };
 }
