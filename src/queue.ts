@@ -27,7 +27,7 @@ import {
 } from './options.js';
 import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
-import { type ScriptName, Scripts } from './redis/scripts.js';
+import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
 
 export interface GroupCounts {
   group: number;
@@ -284,6 +284,16 @@ export class Queue {
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args);
+  }
+
+  /** Runs a script over several groups at once (see Scripts.runMulti). */
+  runMulti(
+    name: MultiGroupScriptName,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
+    if (this.#closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.runMulti(name, keys, args);
   }
 
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
