@@ -121,7 +121,9 @@ export class Watcher {
       .then(
         (reply) => {
           const flat = reply as number[];
-          fresh.forEach((group, i) => this.#judge(group, flat.slice(i * 3, i * 3 + 3)));
+          for (const [i, group] of fresh.entries()) {
+            this.#judge(group, flat.slice(i * 3, i * 3 + 3));
+          }
         },
         () => {
           // Slots moving between masters (a failover): check them one group per call next time.
