@@ -9,10 +9,11 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
-import { bullmqSystemName, runBullmq } from '../src/bench/bullmq.js';
-import { runNaive } from '../src/bench/naive.js';
-import { formatResultLine, formatResultsTable } from '../src/bench/report.js';
-import { DEFAULT_SKYQ_SHAPE, runSkyq } from '../src/bench/skyq.js';
+import { startRedisServer } from '../src/redis/server.js';
+import { bullmqSystemName, runBullmq } from './bullmq.js';
+import { runNaive } from './naive.js';
+import { formatResultLine, formatResultsTable } from './report.js';
+import { DEFAULT_SKYQ_SHAPE, runSkyq } from './skyq.js';
 import {
   type BenchResult,
   defaultWorkload,
@@ -21,8 +22,7 @@ import {
   WORKLOAD_NAMES,
   type WorkloadName,
   type WorkloadOptions,
-} from '../src/bench/workloads.js';
-import { startRedisServer } from '../src/redis/server.js';
+} from './workloads.js';
 
 const bullmq = (workers: number, concurrency: number): [string, SystemRunner] => [
   bullmqSystemName({ workers, concurrency }),

@@ -4,9 +4,9 @@
 
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { formatResultsTable } from '../bench/report.js';
-import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../bench/skyq.js';
-import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../bench/workloads.js';
+import { formatResultsTable } from '../../bench/report.js';
+import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
+import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
 import { errors } from '../errors.js';
 import { startRedisServer } from '../redis/server.js';
 import { parseCount, parseDuration } from './duration.js';

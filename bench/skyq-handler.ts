@@ -3,7 +3,7 @@
 // per job would cost more than the job itself).
 import { performance } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { Message } from '../message.js';
+import type { Message } from '../src/message.js';
 
 /** One channel per group, so each report goes to the bench and not to every actor. */
 export const benchChannel = (group: number) => `skyq-bench-${group}`;

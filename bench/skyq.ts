@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Redis } from 'ioredis';
-import { Queue } from '../queue.js';
-import { type Launcher, startActors } from '../runtime/launcher.js';
+import { type Launcher, Queue, startActors } from '../src/index.js';
 import { benchChannel } from './skyq-handler.js';
 import { RunTracker } from './tracker.js';
 import {
