@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import { startRedisServer } from '../src/redis/server.js';
+import { beeSystemName, runBee } from './bee.js';
 import { bullmqSystemName, runBullmq } from './bullmq.js';
 import { runNaive } from './naive.js';
 import { formatResultLine, formatResultsTable } from './report.js';
@@ -29,13 +30,20 @@ const bullmq = (workers: number, concurrency: number): [string, SystemRunner] =>
   (url, w, progress) => runBullmq(url, w, { workers, concurrency }, progress),
 ];
 
+const bee = (workers: number, concurrency: number): [string, SystemRunner] => [
+  beeSystemName({ workers, concurrency }),
+  (url, w, progress) => runBee(url, w, { workers, concurrency }, progress),
+];
+
 /** Every system compared, by the name its results carry. Insertion order = column order. */
 export const systems: Record<string, SystemRunner> = Object.fromEntries([
   [
     'skyq',
-    (url: string, w: WorkloadOptions, p?: Progress) => runSkyq(url, w, DEFAULT_SKYQ_SHAPE, p),
+    (url: string, w: WorkloadOptions, p?: Progress) =>
+      runSkyq(url, w, { shape: DEFAULT_SKYQ_SHAPE }, p),
   ],
   ['naive', runNaive],
+  bee(1, 100),
   bullmq(1, 100),
   bullmq(10, 10),
 ]);

@@ -1,32 +1,41 @@
-// The no-op handler `skyq bench` runs in the actors. It only tells the bench
-// which message started when, in batches over a BroadcastChannel (one message
-// per job would cost more than the job itself).
+// The no-op handler the benchmarks run in the actors (or on the piscina pool). It only tells the
+// bench which message started when, in batches over a BroadcastChannel (one message per job
+// would cost more than the job itself).
 import { performance } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Message } from '../src/message.js';
 
-/** One channel per group, so each report goes to the bench and not to every actor. */
+/**
+ * One channel per group, so each report goes to the bench and not to every actor (a
+ * BroadcastChannel delivers to every other instance of its name in the process).
+ */
 export const benchChannel = (group: number) => `skyq-bench-${group}`;
 const FLUSH_MS = 50;
 
-let channel: BroadcastChannel | undefined;
-/** id, dueAt, start, id, dueAt, start, … */
-let started: (string | number)[] = [];
+/** An actor thread serves one group; a pool thread serves them all. */
+const channels = new Map<number, BroadcastChannel>();
+/** per group: id, dueAt, start, id, dueAt, start, … */
+const started = new Map<number, (string | number)[]>();
 let flushPending = false;
 
 function flush(): void {
   flushPending = false;
-  channel?.postMessage(started);
-  started = [];
+  for (const [group, batch] of started) channels.get(group)?.postMessage(batch);
+  started.clear();
 }
 
 export default function benchHandler(job: Message): void {
-  if (!channel) {
-    // Each actor thread serves one group: its own channel, opened on first use.
-    channel = new BroadcastChannel(benchChannel(job.group));
-    channel.unref();
+  let batch = started.get(job.group);
+  if (!batch) {
+    if (!channels.has(job.group)) {
+      const channel = new BroadcastChannel(benchChannel(job.group));
+      channel.unref();
+      channels.set(job.group, channel);
+    }
+    batch = [];
+    started.set(job.group, batch);
   }
-  started.push(job.id, job.dueAt, performance.timeOrigin + performance.now());
+  batch.push(job.id, job.dueAt, performance.timeOrigin + performance.now());
   if (!flushPending) {
     flushPending = true;
     setTimeout(flush, FLUSH_MS);

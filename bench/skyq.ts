@@ -1,13 +1,20 @@
-// skyq under the bench's workloads: a Queue adds with addBulk, the real actor
-// runtime (one thread per group) consumes with a no-op handler that reports
-// each start over a BroadcastChannel, so lateness is measured at handler start.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BroadcastChannel } from 'node:worker_threads';
+// skyq under the bench's workloads: a Queue adds with addBulk, the real actor runtime (one
+// thread per group) consumes with a no-op handler that reports each start over a
+// BroadcastChannel, so lateness is measured at handler start against the message's dueAt.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { type Launcher, Queue, startActors } from '../src/index.js';
-import { benchChannel } from './skyq-handler.js';
+import { type Launcher, Queue, type StartOptions } from '../src/index.js';
+import { listenForStarts } from './handler-starts.js';
+import { actorLatenessP99 } from './launcher-figures.js';
+import { diffFigures, redisFigures } from './measures.js';
+import {
+  BENCH_HANDLER,
+  IDLE_AFTER_READY_MS,
+  measureIdle,
+  type StartCost,
+  tempLogDir,
+  timedStart,
+} from './start-cost.js';
 import { RunTracker } from './tracker.js';
 import {
   assertLoopback,
@@ -15,11 +22,9 @@ import {
   backlogChunks,
   consumeAfterAdding,
   DEFAULT_GRACE_MS,
-  diffFigures,
   makeBody,
   type Progress,
   produce,
-  redisFigures,
   type WorkloadOptions,
 } from './workloads.js';
 
@@ -29,22 +34,55 @@ export interface SkyqShape {
   batch: number;
 }
 
+/** What `npm run bench` compares with; bench/targets.ts uses startActors' own defaults. */
 export const DEFAULT_SKYQ_SHAPE: SkyqShape = { actors: 10, concurrency: 500, batch: 500 };
+
+export interface SkyqRunOptions {
+  /** actors, concurrency, batch; what is left out takes startActors' defaults */
+  shape?: Partial<SkyqShape>;
+  /** run the handler on a piscina pool of this many threads */
+  pool?: number;
+  /** startActors timeoutMs */
+  timeoutMs?: number;
+  /** burst: start the actors only once every message is in, and time the drain from the call */
+  coldStart?: boolean;
+  /** measure the idle actors for this long, from 1 s after ready (0: only wait that second) */
+  idleMs?: number;
+}
 
 export async function runSkyq(
   redisUrl: string,
   workload: WorkloadOptions,
-  shape: SkyqShape = DEFAULT_SKYQ_SHAPE,
+  options: SkyqRunOptions = {},
   onProgress?: Progress,
 ): Promise<BenchResult> {
   assertLoopback(redisUrl);
-  const queue = new Queue({ redis: redisUrl, groups: shape.actors });
+  const groups = options.shape?.actors ?? 10;
+  const queue = new Queue({ redis: redisUrl, groups });
   const monitor = new Redis(redisUrl);
-  const channels = Array.from(
-    { length: shape.actors },
-    (_, g) => new BroadcastChannel(benchChannel(g)),
-  );
-  const logDir = mkdtempSync(join(tmpdir(), 'skyq-bench-logs-'));
+  const logs = tempLogDir();
+  const tracker = new RunTracker(workload, onProgress);
+  // Generated ids (the fast path) mapped back to the workload's own ids.
+  const planned = new Map<string, string>();
+  // A message due at once can start before addBulk has returned its id.
+  const early = new Map<string, [dueAt: number, start: number]>();
+  const starts = listenForStarts(groups, (id, dueAt, start) => {
+    const own = planned.get(id);
+    if (own === undefined) early.set(id, [dueAt, start]);
+    else tracker.handled(own, dueAt, start);
+  });
+  const startOptions: StartOptions = {
+    redis: redisUrl,
+    groups,
+    handler: BENCH_HANDLER,
+    logDir: logs.dir,
+    ...definedOnly({
+      concurrency: options.shape?.concurrency,
+      batch: options.shape?.batch,
+      pool: options.pool,
+      timeoutMs: options.timeoutMs,
+    }),
+  };
   let launcher: Launcher | undefined;
   try {
     await queue.ready();
@@ -52,36 +90,15 @@ export async function runSkyq(
     for (const chunk of backlogChunks(workload)) {
       await queue.addBulk(chunk.map((m) => ({ body, options: { delay: m.delayMs } })));
     }
-    const tracker = new RunTracker(workload, onProgress);
-    // Generated ids (the fast path) mapped back to the workload's own ids.
-    const planned = new Map<string, string>();
-    // A message due at once can start before addBulk has returned its id.
-    const early = new Map<string, [dueAt: number, start: number]>();
-    const onStarted = (event: unknown) => {
-      const started = (event as MessageEvent).data as (string | number)[];
-      for (let i = 0; i < started.length; i += 3) {
-        const id = planned.get(started[i] as string);
-        const times: [number, number] = [started[i + 1] as number, started[i + 2] as number];
-        if (id === undefined) early.set(started[i] as string, times);
-        else tracker.handled(id, ...times);
-      }
-    };
-    for (const channel of channels) channel.onmessage = onStarted;
-    if (tracker.consumes) {
-      launcher = await startActors({
-        redis: redisUrl,
-        groups: shape.actors,
-        concurrency: shape.concurrency,
-        batch: shape.batch,
-        handler: new URL('./skyq-handler.js', import.meta.url).href,
-        logDir,
-        publishStats: false,
-        paused: consumeAfterAdding(workload),
-      });
+    const later = consumeAfterAdding(workload);
+    let startup: StartCost | undefined;
+    let idleCores: number | undefined;
+    if (tracker.consumes && !(later && options.coldStart)) {
+      ({ launcher, cost: startup } = await timedStart({ ...startOptions, paused: later }));
+      // Threads that just started keep compiling for a moment: measure the queue, not that.
+      await sleep(IDLE_AFTER_READY_MS);
+      if (options.idleMs && !later) idleCores = (await measureIdle(monitor, options.idleMs)).cores;
     }
-    // Ten threads that just loaded their modules keep compiling and collecting for a
-    // second or two: measure the queue, not the warm-up.
-    if (launcher) await settle();
     const before = await redisFigures(monitor);
     await produce(workload, async (batch) => {
       const dues = tracker.adding(batch);
@@ -99,9 +116,10 @@ export async function runSkyq(
       });
       tracker.added(batch.length);
     });
-    if (launcher && consumeAfterAdding(workload)) {
+    if (tracker.consumes && later) {
       tracker.consumersReleased();
-      await launcher.resume();
+      if (launcher) await launcher.resume();
+      else ({ launcher, cost: startup } = await timedStart(startOptions));
     }
     const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
     const complete = await tracker.drained(graceMs);
@@ -109,24 +127,20 @@ export async function runSkyq(
     const notes = complete
       ? []
       : [`stopped ${graceMs / 1000} s after the last due time; the rest counts as lost`];
-    return tracker.result('skyq', diffFigures(before, after), notes);
+    const result = tracker.result('skyq', diffFigures(before, after), notes);
+    const actorP99 = launcher ? await actorLatenessP99(launcher).catch(() => Number.NaN) : NaN;
+    return { ...result, startup, idleCores, actorLatenessP99: actorP99 };
   } finally {
-    for (const channel of channels) channel.close();
+    starts.close();
     await launcher?.stop(1000);
     await queue.close();
     await monitor.quit().catch(() => monitor.disconnect());
-    rmSync(logDir, { recursive: true, force: true });
+    logs.remove();
   }
 }
 
-/** Waits until this process uses under a fifth of a core (at most 5 s). */
-async function settle(): Promise<void> {
-  const deadline = Date.now() + 5000;
-  let last = process.cpuUsage();
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const used = process.cpuUsage(last);
-    last = process.cpuUsage();
-    if ((used.user + used.system) / 1000 < 200 * 0.2) return;
-  }
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
 }

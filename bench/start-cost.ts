@@ -8,25 +8,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Redis } from 'ioredis';
 import { type Launcher, type StartOptions, startActors } from '../src/index.js';
 import { startRedisServer } from '../src/redis/server.js';
+import { cpuSince, diffFigures, redisFigures } from './measures.js';
 
 /** The no-op handler that reports each start to the bench (see skyq-handler.ts). */
 export const BENCH_HANDLER = new URL('./skyq-handler.js', import.meta.url).href;
 
 export interface StartCost {
   /** startActors call → resolved (every actor connected, scripts and handler loaded) */
-  wallSeconds: number;
+  seconds: number;
   /** CPU of this process, all threads, over the same interval */
   cpuSeconds: number;
 }
-
-export const cpuSecondsSince = (since: NodeJS.CpuUsage): number => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
-};
 
 /** Starts actors with `options` (defaults otherwise) and says what it cost. Caller stops them. */
 export async function timedStart(
@@ -36,10 +34,36 @@ export async function timedStart(
   const started = performance.now();
   const launcher = await startActors(options);
   const cost = {
-    wallSeconds: (performance.now() - started) / 1000,
-    cpuSeconds: cpuSecondsSince(cpu),
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: cpuSince(cpu),
   };
   return { launcher, cost };
+}
+
+/** The issue's rule: idle cost counts from 1 s after ready, when start-up work has settled. */
+export const IDLE_AFTER_READY_MS = 1_000;
+
+export interface IdleCost {
+  /** CPU seconds of this process per second (the bench itself is idle meanwhile) */
+  cores: number;
+  /** Redis commands per second, every client (the one INFO call of the measure included) */
+  redisCallsPerSecond: number;
+  redisCores: number;
+}
+
+/** What the process and Redis spend over `ms` while nothing is pending. */
+export async function measureIdle(monitor: Pick<Redis, 'info'>, ms: number): Promise<IdleCost> {
+  const before = await redisFigures(monitor);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await sleep(ms);
+  const cores = cpuSince(cpu) / ((performance.now() - started) / 1000);
+  const redis = diffFigures(before, await redisFigures(monitor));
+  return {
+    cores,
+    redisCallsPerSecond: redis.calls / (ms / 1000),
+    redisCores: redis.cpuSeconds / (ms / 1000),
+  };
 }
 
 /** A private log directory per run, removed by the returned function. */
@@ -70,7 +94,7 @@ async function main(): Promise<void> {
       await launcher.stop(1000);
       logs.remove();
       console.log(
-        `run ${run}: ${groups} actors ready in ${cost.wallSeconds.toFixed(2)} s, ` +
+        `run ${run}: ${groups} actors ready in ${cost.seconds.toFixed(2)} s, ` +
           `${cost.cpuSeconds.toFixed(2)} CPU-s`,
       );
     }
