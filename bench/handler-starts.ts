@@ -1,6 +1,6 @@
 // The bench's end of skyq-handler.ts: hears every handler start the actors report.
 import { BroadcastChannel } from 'node:worker_threads';
-import { benchChannel } from './skyq-handler.js';
+import { benchChannel } from './start-reporter.js';
 
 export type OnStart = (id: string, dueAt: number, start: number) => void;
 

@@ -1,43 +1,4 @@
-// The no-op handler the benchmarks run in the actors (or on the piscina pool). It only tells the
-// bench which message started when, in batches over a BroadcastChannel (one message per job
-// would cost more than the job itself).
-import { performance } from 'node:perf_hooks';
-import { BroadcastChannel } from 'node:worker_threads';
-import type { Message } from '../src/message.js';
+// The no-op handler the benchmarks run in the actors: reports starts every 50 ms.
+import { startReporter } from './start-reporter.js';
 
-/**
- * One channel per group, so each report goes to the bench and not to every actor (a
- * BroadcastChannel delivers to every other instance of its name in the process).
- */
-export const benchChannel = (group: number) => `skyq-bench-${group}`;
-const FLUSH_MS = 50;
-
-/** An actor thread serves one group; a pool thread serves them all. */
-const channels = new Map<number, BroadcastChannel>();
-/** per group: id, dueAt, start, id, dueAt, start, … */
-const started = new Map<number, (string | number)[]>();
-let flushPending = false;
-
-function flush(): void {
-  flushPending = false;
-  for (const [group, batch] of started) channels.get(group)?.postMessage(batch);
-  started.clear();
-}
-
-export default function benchHandler(job: Message): void {
-  let batch = started.get(job.group);
-  if (!batch) {
-    if (!channels.has(job.group)) {
-      const channel = new BroadcastChannel(benchChannel(job.group));
-      channel.unref();
-      channels.set(job.group, channel);
-    }
-    batch = [];
-    started.set(job.group, batch);
-  }
-  batch.push(job.id, job.dueAt, performance.timeOrigin + performance.now());
-  if (!flushPending) {
-    flushPending = true;
-    setTimeout(flush, FLUSH_MS);
-  }
-}
+export default startReporter((flush) => setTimeout(flush, 50));

@@ -9,6 +9,7 @@ import { actorLatenessP99 } from './launcher-figures.js';
 import { diffFigures, redisFigures } from './measures.js';
 import {
   BENCH_HANDLER,
+  BENCH_POOL_HANDLER,
   IDLE_AFTER_READY_MS,
   measureIdle,
   type StartCost,
@@ -74,7 +75,7 @@ export async function runSkyq(
   const startOptions: StartOptions = {
     redis: redisUrl,
     groups,
-    handler: BENCH_HANDLER,
+    handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
     logDir: logs.dir,
     ...definedOnly({
       concurrency: options.shape?.concurrency,

@@ -16,8 +16,10 @@ import { type Launcher, type StartOptions, startActors } from '../src/index.js';
 import { startRedisServer } from '../src/redis/server.js';
 import { cpuSince, diffFigures, redisFigures } from './measures.js';
 
-/** The no-op handler that reports each start to the bench (see skyq-handler.ts). */
+/** The no-op handler that reports each start to the bench (see start-reporter.ts). */
 export const BENCH_HANDLER = new URL('./skyq-handler.js', import.meta.url).href;
+/** The same for handlers on the piscina pool. */
+export const BENCH_POOL_HANDLER = new URL('./skyq-pool-handler.js', import.meta.url).href;
 
 export interface StartCost {
   /** startActors call → resolved (every actor connected, scripts and handler loaded) */
