@@ -1,38 +1,14 @@
-// The coordinator thread: holds a MessagePort to every actor, pulls their
-// figures over comlink (a stuck actor shows as TIMEOUT, it never hangs the
-// caller), merges them, and publishes them to Redis for `skyq stats`.
+// The coordinator thread: holds a MessagePort to every actor for the debug
+// protocol (ping, stat, mem), reads every actor's figures from shared memory,
+// merges them, and publishes them to Redis for `skyq stats`.
 import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionOptions } from '../redis/connection.js';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { ActorApi } from './actor.js';
-import {
-  type ActorStat,
-  addCounters,
-  type Counters,
-  emptyCounters,
-  LatenessHistogram,
-  type LatenessSummary,
-} from './metrics.js';
+import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
-
-export interface ActorView {
-  group: number;
-  status: 'ok' | 'TIMEOUT' | 'down';
-  restarts: number;
-  lastCrash: string | null;
-  stat?: ActorStat;
-}
-
-export interface LauncherStats {
-  launcherId: string;
-  host: string;
-  pid: number;
-  startedAt: number;
-  at: number;
-  actors: ActorView[];
-  totals: Counters & { lateness: LatenessSummary };
-}
+import { type BlockFigures, StatBlock, summaries, totalFigures } from './stat-block.js';
 
 export interface CoordinatorData {
   launcherId: string;
@@ -51,6 +27,9 @@ export type DebugCommand = 'ping' | 'stat' | 'mem';
 interface Slot {
   actor: Remote<ActorApi> | null;
   port: MessagePort | null;
+  /** the group's figures, written by its actor (null until the first actor attached) */
+  stats: StatBlock | null;
+  threadId: number;
   restarts: number;
   lastCrash: string | null;
 }
@@ -64,16 +43,25 @@ export class Coordinator {
   constructor(data: CoordinatorData) {
     this.#data = data;
     for (const group of data.groups)
-      this.#slots.set(group, { actor: null, port: null, restarts: 0, lastCrash: null });
+      this.#slots.set(group, {
+        actor: null,
+        port: null,
+        stats: null,
+        threadId: 0,
+        restarts: 0,
+        lastCrash: null,
+      });
     this.#redis = data.publish ? connect(data.publish, { name: 'skyq-coordinator' }) : null;
     if (this.#redis) this.#timer = setInterval(() => void this.#publish(), data.publishEveryMs);
   }
 
-  attach(group: number, port: MessagePort): void {
+  attach(group: number, port: MessagePort, stats: SharedArrayBuffer, threadId: number): void {
     this.detach(group);
     const slot = this.#slot(group);
     slot.port = port;
     slot.actor = remote<ActorApi>(port);
+    slot.stats ??= new StatBlock(stats);
+    slot.threadId = threadId;
   }
 
   detach(group: number): void {
@@ -104,20 +92,23 @@ export class Coordinator {
     }
   }
 
-  async stats(timeoutMs = 1000): Promise<LauncherStats> {
-    const totals = emptyCounters();
-    const lateness = new LatenessHistogram();
-    const actors = await Promise.all(
-      [...this.#slots].map(async ([group, slot]): Promise<ActorView> => {
-        const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
-        const stat = await this.debug(group, 'stat', timeoutMs);
-        if (stat === 'down' || stat === 'TIMEOUT') return { ...view, status: stat };
-        const actorStat = stat as ActorStat;
-        addCounters(totals, actorStat);
-        lateness.addEncoded(actorStat.histogram);
-        return { ...view, status: 'ok', stat: actorStat };
-      }),
-    );
+  /** Reads every actor's block: no message to the actors, so it never waits on a busy one. */
+  stats(): LauncherStats {
+    const read: BlockFigures[] = [];
+    const actors = [...this.#slots].map(([group, slot]): ActorView => {
+      const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
+      if (!slot.stats) return { ...view, status: 'down' };
+      const figures = slot.stats.figures();
+      read.push(figures);
+      const stat = {
+        ...figures,
+        group,
+        threadId: slot.threadId,
+        summary: summaries(figures.histograms),
+      };
+      return { ...view, status: slot.actor ? 'ok' : 'down', stat };
+    });
+    const totals = totalFigures(read);
     const { launcherId, host, pid, startedAt } = this.#data;
     return {
       launcherId,
@@ -126,7 +117,7 @@ export class Coordinator {
       startedAt,
       at: Date.now(),
       actors,
-      totals: { ...totals, lateness: lateness.summary() },
+      totals: { ...totals, summary: summaries(totals.histograms) },
     };
   }
 
@@ -144,7 +135,7 @@ export class Coordinator {
   async #publish(): Promise<void> {
     if (!this.#redis) return;
     try {
-      await publishStats(this.#redis, this.#data.prefix, await this.stats());
+      await publishStats(this.#redis, this.#data.prefix, this.stats());
     } catch {
       // Redis unreachable for a moment: the next tick tries again.
     }

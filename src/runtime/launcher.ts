@@ -10,8 +10,9 @@ import { type QueueOptions, queueConfig } from '../config.js';
 import { errors } from '../errors.js';
 import type { Message } from '../message.js';
 import { checkDuration, checkGroup, checkInteger } from '../options.js';
-import type { Coordinator, CoordinatorData, DebugCommand, LauncherStats } from './coordinator.js';
+import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import { handlerUrl } from './handler.js';
+import type { LauncherStats } from './launcher-stats.js';
 import { DEFAULT_LOG_DIR, type FileLogger, fileLogger, launcherLogFile } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
 import { Supervisor } from './supervisor.js';
@@ -63,8 +64,9 @@ export class Launcher {
     this.#graceMs = graceMs;
   }
 
-  async stats(timeoutMs = 1000): Promise<LauncherStats> {
-    return this.#coordinatorProxy().stats(timeoutMs);
+  /** Every actor's figures, read from shared memory: never waits on a busy actor. */
+  async stats(): Promise<LauncherStats> {
+    return this.#coordinatorProxy().stats();
   }
 
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
@@ -148,17 +150,19 @@ export class Launcher {
         new Supervisor(
           group,
           {
-            threadData: (restarts, coordinatorPort, poolPort) => ({
+            threadData: (restarts, coordinatorPort, poolPort, stats) => ({
               settings: { group, ...settings, paused: this.#paused },
               queue,
               handler: url,
               logDir: options.logDir ?? DEFAULT_LOG_DIR,
               logLevel: options.logLevel ?? 'info',
               restarts,
+              stats,
               coordinatorPort,
               poolPort,
             }),
-            attach: (g, port) => coordinator.attach(g, transferPort(port)),
+            attach: (g, port, stats, threadId) =>
+              coordinator.attach(g, transferPort(port), stats, threadId),
             detach: (g) => coordinator.detach(g),
             poolPort: () => this.#newPoolPort(url),
             crashed: (g, reason, restarts, pauseMs) => {
@@ -184,7 +188,10 @@ export class Launcher {
     const pool = this.#pool;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    serve({ run: (job: Message) => pool.run({ handler: url, job }) }, port1);
+    serve(
+      { run: (job: Message, lateMs: number) => pool.run({ handler: url, job, lateMs }) },
+      port1,
+    );
     this.#poolPorts.push(port1);
     return port2;
   }

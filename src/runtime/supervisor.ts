@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
+import { StatBlock } from './stat-block.js';
 import { workerFile } from './worker-path.js';
 
 export interface SupervisorHooks {
@@ -14,9 +15,15 @@ export interface SupervisorHooks {
     restarts: number,
     coordinatorPort: MessagePort,
     poolPort: MessagePort | null,
+    stats: SharedArrayBuffer,
   ): ActorThreadData;
-  /** the coordinator's end of a new actor's port */
-  attach(group: number, port: MessagePort): Promise<void>;
+  /** the coordinator's end of a new actor's port, with the group's figures */
+  attach(
+    group: number,
+    port: MessagePort,
+    stats: SharedArrayBuffer,
+    threadId: number,
+  ): Promise<void>;
   detach(group: number): Promise<void>;
   /** a pool port for a new actor, or null without a pool */
   poolPort(): MessagePort | null;
@@ -39,6 +46,8 @@ export class Supervisor {
   #stopping = false;
   #restartTimer: NodeJS.Timeout | undefined;
   #crashReason: string | null = null;
+  /** one block for the group's whole life: counters go on across restarts */
+  readonly stats = new StatBlock();
 
   constructor(group: number, hooks: SupervisorHooks, readyTimeoutMs: number) {
     this.group = group;
@@ -58,7 +67,7 @@ export class Supervisor {
   async start(): Promise<void> {
     const channel = new MessageChannel();
     const poolPort = this.#hooks.poolPort();
-    const data = this.#hooks.threadData(this.#restarts, channel.port1, poolPort);
+    const data = this.#hooks.threadData(this.#restarts, channel.port1, poolPort, this.stats.buffer);
     const transfer = poolPort ? [channel.port1, poolPort] : [channel.port1];
     const worker = new Worker(workerFile('actor'), { workerData: data, transferList: transfer });
     this.#worker = worker;
@@ -84,7 +93,7 @@ export class Supervisor {
       const reason = answer.kind === 'failed' ? answer.reason : 'stopped while starting';
       throw errors.actor(`actor ${this.group} failed to start: ${reason}`);
     }
-    await this.#hooks.attach(this.group, channel.port2);
+    await this.#hooks.attach(this.group, channel.port2, this.stats.buffer, worker.threadId);
     if (this.#stopping) {
       await worker.terminate();
       throw errors.actor(`actor ${this.group} failed to start: stopped while starting`);
