@@ -193,6 +193,7 @@ const burst: Section = async (sizes) => {
   return {
     rows: [
       row(s, `startActors on ${n} due → all handled`, cold.drainSeconds, 's', atMost(3)),
+      row(s, 'of which startActors resolving', cold.startup?.seconds ?? NaN, 's'),
       ...guaranteeRows(s, cold, ' (cold)'),
       row(s, 'drain, actors already running', warm.drainRate, '/s', atLeast(60_000)),
       row(
