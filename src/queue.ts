@@ -76,7 +76,8 @@ export class Queue {
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
     this.#ownsClient = options.connection === undefined;
-    this.client = options.connection ?? connect(options, { name: 'skyq' });
+    this.client =
+      options.connection ?? connect(options, { name: options.connectionName ?? 'skyq' });
     this.#scripts = new Scripts(this.client);
     this.#keys = Array.from({ length: this.config.groups }, (_, g) =>
       groupKeys(this.config.prefix, g),
