@@ -79,14 +79,12 @@ export class RotatingFile {
   flush(callback?: (error?: Error) => void): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    if (this.#pending.length > 0 && this.#fd >= 0) {
-      const data = Buffer.from(this.#pending.join(''));
-      this.#pending = [];
-      this.#pendingBytes = 0;
+    const lines = this.#pending;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (lines.length > 0 && this.#fd >= 0) {
       try {
-        if (this.#size > 0 && this.#size + data.length > this.#rotation.maxBytes) this.#rotate();
-        for (let at = 0; at < data.length; ) at += writeSync(this.#fd, data, at);
-        this.#size += data.length;
+        this.#writeLines(lines);
       } catch (error) {
         // A full disk must not crash the actor: say so once, keep consuming.
         if (!this.#failed)
@@ -95,6 +93,30 @@ export class RotatingFile {
       }
     }
     callback?.();
+  }
+
+  /** One write per file: a batch that would pass maxBytes is split at a line and rotated. */
+  #writeLines(lines: string[]): void {
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    for (const text of lines) {
+      const bytes = Buffer.from(text);
+      const used = this.#size + batchBytes;
+      if (used > 0 && used + bytes.length > this.#rotation.maxBytes) {
+        this.#writeAll(Buffer.concat(batch));
+        batch = [];
+        batchBytes = 0;
+        this.#rotate();
+      }
+      batch.push(bytes);
+      batchBytes += bytes.length;
+    }
+    this.#writeAll(Buffer.concat(batch));
+  }
+
+  #writeAll(data: Buffer): void {
+    for (let at = 0; at < data.length; ) at += writeSync(this.#fd, data, at);
+    this.#size += data.length;
   }
 
   close(): void {
