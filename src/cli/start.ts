@@ -51,7 +51,7 @@ export function registerStart(program: Command): void {
         logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
         ...(flags.handler ? { handler: flags.handler } : {}),
-        ...(flags.only ? { only: parseGroupList(flags.only) } : {}),
+        ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
       };
       const launcher = await startActors(options).catch(async (error) => {
         await embedded?.server?.stop();
