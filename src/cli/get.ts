@@ -31,7 +31,7 @@ export function registerGet(program: Command): void {
           return;
         }
         if (flags.json) return printJson(info);
-        console.log(describe(info, await queue.clock.now(), queue.config.prefix));
+        console.log(describe(info, await queue.clock(info.group).now(), queue.config.prefix));
       }),
     );
 }

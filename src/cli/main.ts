@@ -8,6 +8,7 @@ import { registerCancel, registerDlq } from './dlq.js';
 import { registerGet } from './get.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
+import { withoutScriptLocation } from './preview.js';
 import { registerProduce } from './produce.js';
 import { registerReschedule } from './reschedule.js';
 import { registerStart } from './start.js';
@@ -37,8 +38,13 @@ registerBench(program);
 try {
   await program.parseAsync();
 } catch (error) {
-  const message =
-    error instanceof SkyqError ? error.message : ((error as Error).stack ?? String(error));
+  // Our errors and Redis's replies (a key of the wrong type, …) are for the operator: one
+  // line. Anything else is a defect, and its stack says where.
+  const known =
+    error instanceof SkyqError || (error instanceof Error && error.name === 'ReplyError');
+  const message = known
+    ? withoutScriptLocation((error as Error).message)
+    : ((error as Error).stack ?? String(error));
   console.error(`skyq: ${message}`);
   process.exit(1);
 }

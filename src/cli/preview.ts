@@ -14,3 +14,8 @@ export function preview(body: unknown, max = 60): string {
   const text = printable(typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body)));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** A Redis error without the script and line that met it: they say nothing to an operator. */
+export function withoutScriptLocation(message: string): string {
+  return message.replace(/\s*script: [0-9a-f]+, on @user_script:\d+\.?$/, '');
+}

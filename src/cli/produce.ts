@@ -130,7 +130,7 @@ async function produceLoad(
   const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
   // Due times on Redis's clock, like every due time the queue computes.
-  const from = (await queue.clock.now()) + (common.delay ?? 0);
+  const from = (await queue.clock(0).now()) + (common.delay ?? 0);
   const { delay: _delay, ...rest } = common;
   for (let done = 0; done < load.count; done += BULK) {
     const size = Math.min(BULK, load.count - done);

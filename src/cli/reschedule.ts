@@ -29,9 +29,10 @@ export function registerReschedule(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const now = await queue.clock.now();
-        const dueAt = (await queue.get(id, group))?.dueAt;
-        console.log(`rescheduled ${id}: due ${dueAt ? whenText(dueAt, now) : 'now'}`);
+        const info = await queue.get(id, group);
+        const when =
+          info?.dueAt != null ? whenText(info.dueAt, await queue.clock(info.group).now()) : 'now';
+        console.log(`rescheduled ${id}: due ${when}`);
       });
     });
 }

@@ -3,7 +3,7 @@
 // running launcher's actors.
 import type { GroupCounts } from '../queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
-import { printable } from './preview.js';
+import { printable, withoutScriptLocation } from './preview.js';
 import { table } from './table.js';
 
 export interface StatsSnapshot {
@@ -12,9 +12,8 @@ export interface StatsSnapshot {
 }
 
 export function groupState(counts: GroupCounts): string {
-  // Which script line met the key says nothing to an operator: keep Redis's own words.
-  const reason = counts.error?.replace(/\s*script: [0-9a-f]+, on @user_script:\d+\.?$/, '');
-  if (reason !== undefined) return `broken: ${printable(reason)}`;
+  if (counts.error !== undefined)
+    return `broken: ${printable(withoutScriptLocation(counts.error))}`;
   return counts.paused ? 'paused' : 'ok';
 }
 
