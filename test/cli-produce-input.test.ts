@@ -141,6 +141,28 @@ describe('produce lines', () => {
       await queue.close();
     }
   });
+  it('starts each process at a random group, so one-message producers do not all hit group 0', async () => {
+    const { flags, queue } = space();
+    try {
+      // Six processes, one message each (by line and by --count): all in one group by chance
+      // has a probability of 1 in 100,000.
+      const runs = [];
+      for (let i = 0; i < 3; i++) {
+        runs.push(
+          ...(await Promise.all([
+            produce([...flags, '--delay', '0'], 'one line\n'),
+            produce([...flags, '--count', '1']),
+          ])),
+        );
+      }
+      expect(runs.every((run) => run.code === 0)).toBe(true);
+      const counts = await queue.counts();
+      expect(counts.reduce((sum, c) => sum + c.ready + c.delayed, 0)).toBe(6);
+      expect(counts.filter((c) => c.ready + c.delayed > 0).length).toBeGreaterThan(1);
+    } finally {
+      await queue.close();
+    }
+  });
 });
 
 describe('produce --count', () => {
