@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { MessageInfo } from '../message-info.js';
 import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
-import { preview } from './preview.js';
+import { preview, printable } from './preview.js';
 import { whenText } from './when.js';
 import { withQueue } from './with-queue.js';
 
@@ -38,7 +38,7 @@ export function registerGet(program: Command): void {
 
 export function describe(info: MessageInfo, now: number, prefix: string): string {
   const rows: [string, string][] = [
-    ['id', info.id],
+    ['id', printable(info.id)],
     ['group', `${info.group} (${prefix}:${info.group})`],
     ['state', info.state],
     ['due', info.dueAt === null ? '-' : whenText(info.dueAt, now)],
