@@ -1,11 +1,16 @@
 #!/usr/bin/env node
-// The skyq command line: start, produce, stats, logs, dlq, cancel, bench.
+// The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
+// cancel, bench.
 import { Command } from 'commander';
 import { SkyqError } from '../errors.js';
 import { registerBench } from './bench.js';
 import { registerCancel, registerDlq } from './dlq.js';
+import { registerGet } from './get.js';
 import { registerLogs } from './logs.js';
+import { registerPause } from './pause.js';
+import { withoutScriptLocation } from './preview.js';
 import { registerProduce } from './produce.js';
+import { registerReschedule } from './reschedule.js';
 import { registerStart } from './start.js';
 import { registerStats } from './stats.js';
 
@@ -13,10 +18,19 @@ const program = new Command('skyq')
   .description('delayed, FIFO and priority message queues on Redis, run by worker_threads actors')
   .showHelpAfterError();
 
+// A reader that goes away (`skyq logs | head`, `skyq stats --watch | head`) ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
 registerStart(program);
 registerProduce(program);
 registerStats(program);
 registerLogs(program);
+registerGet(program);
+registerReschedule(program);
+registerPause(program);
 registerDlq(program);
 registerCancel(program);
 registerBench(program);
@@ -24,8 +38,13 @@ registerBench(program);
 try {
   await program.parseAsync();
 } catch (error) {
-  const message =
-    error instanceof SkyqError ? error.message : ((error as Error).stack ?? String(error));
+  // Our errors and Redis's replies (a key of the wrong type, …) are for the operator: one
+  // line. Anything else is a defect, and its stack says where.
+  const known =
+    error instanceof SkyqError || (error instanceof Error && error.name === 'ReplyError');
+  const message = known
+    ? withoutScriptLocation((error as Error).message)
+    : ((error as Error).stack ?? String(error));
   console.error(`skyq: ${message}`);
   process.exit(1);
 }

@@ -2,6 +2,7 @@
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
 import { type StartOptions, startActors } from '../runtime/launcher.js';
+import { checkLogLevel } from '../runtime/logger.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import { parseCount, parseDuration, parseGroupList } from './duration.js';
 import { embeddedRedis } from './embedded.js';
@@ -33,6 +34,7 @@ export function registerStart(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .action(async (flags: StartFlags) => {
+      const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
@@ -46,10 +48,10 @@ export function registerStart(program: Command): void {
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),
         logDir: flags.logDir,
-        logLevel: flags.logLevel,
+        logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
         ...(flags.handler ? { handler: flags.handler } : {}),
-        ...(flags.only ? { only: parseGroupList(flags.only) } : {}),
+        ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
       };
       const launcher = await startActors(options).catch(async (error) => {
         await embedded?.server?.stop();
