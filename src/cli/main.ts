@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { SkyqError } from '../errors.js';
 import { registerBench } from './bench.js';
+import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { registerLogs } from './logs.js';
 import { registerProduce } from './produce.js';
@@ -20,6 +21,7 @@ registerLogs(program);
 registerDlq(program);
 registerCancel(program);
 registerBench(program);
+registerDashboard(program);
 
 try {
   await program.parseAsync();

@@ -8,6 +8,12 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { type QueueOptions, queueConfig } from '../config.js';
 import { errors } from '../errors.js';
+import {
+  checkHttpOptions,
+  type HttpHandle,
+  type HttpOptions,
+  serveLauncher,
+} from '../http/index.js';
 import type { Message } from '../message.js';
 import { checkDuration, checkGroup, checkInteger } from '../options.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
@@ -43,6 +49,8 @@ export interface StartOptions extends QueueOptions {
   publishStats?: boolean;
   /** start the actors without claiming until resume() */
   paused?: boolean;
+  /** serve /metrics, /healthz and the dashboard (src/http); off by default */
+  http?: HttpOptions;
 }
 
 export class Launcher {
@@ -57,6 +65,8 @@ export class Launcher {
   readonly #graceMs: number;
   #stopped: Promise<void> | null = null;
   #paused = false;
+  /** the HTTP server, when started with the `http` option */
+  http: HttpHandle | null = null;
 
   constructor(groups: number[], log: FileLogger, graceMs: number) {
     this.groups = groups;
@@ -90,6 +100,7 @@ export class Launcher {
   }
 
   async #stop(graceMs: number): Promise<void> {
+    await this.http?.close();
     const results = await Promise.all(this.#supervisors.map((s) => s.stop(graceMs)));
     const released = results.reduce((sum, r) => sum + r.released, 0);
     if (this.#coordinator) {
@@ -207,6 +218,7 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
     );
   }
   const config = queueConfig(pickQueueOptions(options));
+  if (options.http) checkHttpOptions(options.http);
   const all = Array.from({ length: config.groups }, (_, g) => g);
   const groups = options.only
     ? [...new Set(options.only.map((g) => checkGroup('only', g, config.groups)))].sort(
@@ -233,6 +245,9 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
       publish,
       publishEveryMs: 1000,
     });
+    if (options.http) {
+      launcher.http = await serveLauncher(launcher, pickQueueOptions(options), options.http);
+    }
   } catch (error) {
     await launcher.stop(0);
     throw error;
