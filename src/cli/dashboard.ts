@@ -47,15 +47,18 @@ export function registerDashboard(program: Command): void {
 /** One clear line, soon, instead of a page that only ever shows an error. */
 async function checkRedis(options: ReturnType<typeof queueOptions>): Promise<void> {
   const queue = new Queue(options);
-  let lastError = `no answer within ${REDIS_TIMEOUT_MS} ms`;
-  queue.client.on('error', (error: Error) => {
-    lastError = error.message;
+  // The first failed connection attempt is the answer: no need to wait out the retries.
+  const failed = new Promise<never>((_, reject) => {
+    queue.client.once('error', (error: Error) => reject(error));
   });
+  failed.catch(() => undefined);
   try {
-    await withTimeout(queue.client.ping(), REDIS_TIMEOUT_MS, 'Redis');
-  } catch {
-    throw errors.redis(`cannot reach Redis: ${lastError}`);
+    await withTimeout(Promise.race([queue.client.ping(), failed]), REDIS_TIMEOUT_MS, 'Redis');
+  } catch (error) {
+    throw errors.redis(`cannot reach Redis: ${(error as Error).message}`);
   } finally {
+    queue.client.removeAllListeners('error');
+    queue.client.on('error', () => undefined);
     queue.client.disconnect();
   }
 }

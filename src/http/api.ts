@@ -76,16 +76,19 @@ function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
   });
 }
 
-async function deadLetters({ queue, history }: ApiContext, url: URL): Promise<Reply> {
+async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
   const group = numberParam(url, 'group');
   const offset = numberParam(url, 'offset') ?? 0;
   const limit = numberParam(url, 'limit') ?? 20;
-  const letters = await queue.deadLetters.list({
-    ...(group === undefined ? {} : { group }),
-    offset,
-    limit: Math.min(limit, 500),
-  });
-  const counts = history.latest()?.counts ?? (await queue.counts());
+  // Fresh counts, not the last reading: the total must agree with the page of letters.
+  const [letters, counts] = await Promise.all([
+    queue.deadLetters.list({
+      ...(group === undefined ? {} : { group }),
+      offset,
+      limit: Math.min(limit, 500),
+    }),
+    queue.counts(),
+  ]);
   const total = counts
     .filter((c) => group === undefined || c.group === group)
     .reduce((sum, c) => sum + c.dead, 0);
