@@ -43,7 +43,8 @@ export function formatMs(ms) {
   return `${Math.round(ms / 6000) / 10} min`;
 }
 
-export const formatTime = (ms) => (ms ? new Date(ms).toLocaleString() : '–');
+const times = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+export const formatTime = (ms) => (ms ? times.format(new Date(ms)) : '–');
 
 let toastTimer;
 /** A short message at the bottom of the page. */
