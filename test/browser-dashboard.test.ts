@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The dashboard in a real browser (Debian's chromium driven by playwright-core) against a
 // running launcher: figures move as messages flow, a dead letter is retried through the
 // button, a hostile body shows as text, a job is looked up, rescheduled and cancelled, and a
