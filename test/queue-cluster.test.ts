@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupKeys, Queue } from '../src/index.js';
+import { groupKeys, type Message, Queue } from '../src/index.js';
 import { KEY_NAMES } from '../src/keys.js';
 import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
 import {
@@ -54,12 +54,7 @@ describe.each([
         { i: group + 20 },
       ]);
       expect(mine.map((m) => m.group)).toEqual(wanted.map(() => group));
-      expect(
-        await q.ack(
-          group,
-          got.map((m) => m.id),
-        ),
-      ).toBe(got.length);
+      expect(await q.ack(got)).toBe(got.length);
     }
     const counts = await q.counts();
     expect(counts.filter((c) => c.delayed || c.ready || c.active || c.dead)).toEqual([]);
@@ -79,7 +74,7 @@ describe.each([
     for (let g = 0; g < GROUPS; g += 2) {
       const [m] = await claimAtLeast(q, g, 1);
       expect(m?.id).toBe(ids[g]);
-      expect(await q.fail(g, m?.id as string, `group ${g} failed`)).toBe('dead');
+      expect(await q.fail(m as Message, `group ${g} failed`)).toBe('dead');
     }
     const letters = await q.deadLetters.list();
     expect(letters.map((l) => l.body).sort()).toEqual([0, 2, 4, 6, 8]);

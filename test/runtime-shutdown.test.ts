@@ -104,7 +104,7 @@ describe('graceful shutdown', () => {
     const dueLater = (await queue.get(later))?.dueAt;
     const { messages } = await queue.poll(0, { lookaheadMs: 20_000 });
     expect(messages.map((m) => m.id)).toEqual([later]);
-    expect(await queue.release(0, [later])).toBe(1);
+    expect(await queue.release(messages)).toBe(1);
     expect(await queue.get(later)).toMatchObject({
       state: 'delayed',
       dueAt: dueLater,

@@ -65,7 +65,7 @@ function objectOf(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function selection(body: unknown): { group?: number; ids?: string[] } {
+function selection(body: unknown): { group?: number; ids?: (string | Buffer)[] } {
   const { ids, group, all } = objectOf(body);
   if (group !== undefined && typeof group !== 'number') {
     throw errors.invalidOption('group', 'must be a group number', group);
@@ -78,10 +78,15 @@ function selection(body: unknown): { group?: number; ids?: string[] } {
   if (!Array.isArray(ids) || ids.length === 0) {
     throw errors.invalidOption('ids', 'give a non-empty list of ids, or all: true');
   }
-  for (const [i, id] of ids.entries()) {
-    if (typeof id !== 'string') throw errors.invalidOption(`ids[${i}]`, 'must be a string', id);
-  }
-  return { ...scope, ids: ids as string[] };
+  return { ...scope, ids: ids.map(idOf) };
+}
+
+/** An id as text, or `{ base64 }` for one that is not UTF-8 (as the dead-letter list gives it). */
+function idOf(id: unknown, index: number): string | Buffer {
+  if (typeof id === 'string') return id;
+  const base64 = (id as { base64?: unknown } | null)?.base64;
+  if (typeof base64 === 'string') return Buffer.from(base64, 'base64');
+  throw errors.invalidOption(`ids[${index}]`, 'must be a string or { base64 }', id);
 }
 
 function dueOf(body: unknown): { delay: number } | { runAt: number } {

@@ -95,8 +95,10 @@ async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
   return json({
     total,
     offset,
-    letters: letters.map(({ body, ...letter }) => ({
+    letters: letters.map(({ body, idBytes, ...letter }) => ({
       ...letter,
+      // An id that is not UTF-8 shows escaped; actions need its bytes back.
+      ...(idBytes ? { idBase64: idBytes.toString('base64') } : {}),
       body: preview(body, ROW_PREVIEW),
     })),
   });

@@ -1,5 +1,6 @@
 // A message body as text for the page, cut to a length. The page shows it with textContent, so
 // whatever it holds (markup included) stays text.
+import { isUtf8 } from 'node:buffer';
 import type { Body } from '../record.js';
 
 export interface Preview {
@@ -10,10 +11,21 @@ export interface Preview {
 }
 
 export function preview(body: Body, max: number): Preview {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text =
+    typeof body === 'string' ? body : Buffer.isBuffer(body) ? bytes(body) : JSON.stringify(body);
   return {
     text: text.length > max ? text.slice(0, max) : text,
     length: text.length,
     truncated: text.length > max,
   };
+}
+
+/** A raw member's bytes: as text when they are UTF-8, else counted and shown in hex. */
+function bytes(body: Buffer): string {
+  if (isUtf8(body)) return body.toString('utf8');
+  const hex = body
+    .subarray(0, 64)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
+  return `binary, ${body.length} bytes: ${hex}${body.length > 64 ? ' …' : ''}`;
 }

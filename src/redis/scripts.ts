@@ -21,6 +21,8 @@ export const SCRIPT_NAMES = [
   'dead-retry',
   'dead-purge',
   'pause',
+  'watch',
+  'time',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -46,7 +48,7 @@ function loadSources(): Map<ScriptName, string> {
 
 const commandName = (name: ScriptName) => `skyq_${name.replace('-', '_')}`;
 
-type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
+type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 export class Scripts {
   readonly #client: RedisClient;
@@ -58,9 +60,16 @@ export class Scripts {
     }
   }
 
-  run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const command = (this.#client as unknown as Record<string, ScriptCommand>)[commandName(name)];
-    return (command as ScriptCommand).call(this.#client, ...keys, ...args);
+  /** Runs a script; with `buffers`, the reply's strings come as Buffers (exact bytes). */
+  run(
+    name: ScriptName,
+    keys: string[],
+    args: (string | number | Buffer)[],
+    buffers = false,
+  ): Promise<unknown> {
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
+    return command.call(this.#client, ...keys, ...args);
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

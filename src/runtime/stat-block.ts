@@ -33,7 +33,8 @@ export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 const STATE = 0;
 const STARTED_AT = 1;
 const ERROR_LENGTH = 2;
-const COUNTERS = 3;
+const PLANNED_AT = 3;
+const COUNTERS = 4;
 const HISTOGRAMS = COUNTERS + COUNTER_NAMES.length;
 const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
 /** the last error's text, UTF-16, cut to this many code units */
@@ -102,6 +103,15 @@ export class StatBlock {
 
   set startedAt(ms: number) {
     this.#slots[STARTED_AT] = ms;
+  }
+
+  /** When the actor will look at its group anyway (Redis ms); 0 while it works or polls. */
+  get plannedAt(): number {
+    return this.#slots[PLANNED_AT] as number;
+  }
+
+  set plannedAt(ms: number) {
+    this.#slots[PLANNED_AT] = ms;
   }
 
   get lastError(): string | null {

@@ -8,8 +8,10 @@ const PAGE = 20;
 export class DeadLetterView {
   #offset = 0;
   #total = 0;
-  #selected = new Set();
+  /** row id → the id as the server wants it back (text, or { base64 } for binary ids) */
+  #selected = new Map();
   #loading = null;
+  #wire = new Map();
   #onChanged;
 
   constructor(onChanged) {
@@ -26,7 +28,7 @@ export class DeadLetterView {
     document.getElementById('dead-select-page').addEventListener('change', (event) => {
       for (const box of this.tbody.querySelectorAll('input[type=checkbox]')) {
         box.checked = event.currentTarget.checked;
-        this.#toggle(box.dataset.id, box.checked);
+        this.#toggle(box.dataset.id, box.checked, this.#wire.get(box.dataset.id));
       }
     });
     for (const action of ['retry', 'purge']) {
@@ -83,12 +85,14 @@ export class DeadLetterView {
   }
 
   #row(letter) {
+    const wire = letter.idBase64 ? { base64: letter.idBase64 } : letter.id;
+    this.#wire.set(letter.id, wire);
     const box = el('input', {
       type: 'checkbox',
       'aria-label': `select ${letter.id}`,
       dataset: { id: letter.id },
       checked: this.#selected.has(letter.id),
-      onchange: (event) => this.#toggle(letter.id, event.currentTarget.checked),
+      onchange: (event) => this.#toggle(letter.id, event.currentTarget.checked, wire),
     });
     const body = letter.body.truncated ? `${letter.body.text}…` : letter.body.text;
     return el(
@@ -105,8 +109,8 @@ export class DeadLetterView {
     );
   }
 
-  #toggle(id, on) {
-    if (on) this.#selected.add(id);
+  #toggle(id, on, wire) {
+    if (on) this.#selected.set(id, wire);
     else this.#selected.delete(id);
     this.#updateButtons();
   }
@@ -130,7 +134,7 @@ export class DeadLetterView {
       : `${action === 'retry' ? 'Retry' : 'Purge'} ${this.#selected.size} selected dead letter(s)?`;
     const warning = action === 'purge' ? ' They are deleted for good.' : '';
     if (!(await confirmAction(what + warning))) return;
-    const body = all ? { all: true } : { ids: [...this.#selected] };
+    const body = all ? { all: true } : { ids: [...this.#selected.values()] };
     if (group !== '') body.group = Number(group);
     try {
       const { count } = await post(`/api/dead/${action}`, body);
