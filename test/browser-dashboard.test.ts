@@ -29,7 +29,7 @@ describe('dashboard in a browser', () => {
         `${CHROMIUM} is missing: install Debian's browser (apt-get install -y chromium)`,
       );
     }
-    const { launcher, url, prefix } = await httpLauncher(redis.server.url);
+    const { launcher, url, prefix } = await httpLauncher(redis.server.url, { prefix: 'orders' });
     queue = new Queue({ redis: redis.server.url, prefix, groups: 2 });
     stop = () => launcher.stop(0);
     profile = tempDir('skyq-chromium-');
