@@ -27,7 +27,7 @@ import {
 } from './options.js';
 import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
-import { type ScriptName, Scripts } from './redis/scripts.js';
+import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
 
 export interface GroupCounts {
   group: number;
@@ -55,7 +55,7 @@ export interface PollOptions {
 /** Most due messages one claim promotes (or expired leases it recovers). */
 const PROMOTE_LIMIT = 5000;
 /** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
-const CLAIM_BYTES = 4 * 1024 * 1024;
+const CLAIM_BYTES = 1024 * 1024;
 
 type Args = (string | number | Buffer)[];
 
@@ -284,6 +284,16 @@ export class Queue {
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args);
+  }
+
+  /** Runs a script over several groups at once (see Scripts.runMulti). */
+  runMulti(
+    name: MultiGroupScriptName,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
+    if (this.#closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.runMulti(name, keys, args);
   }
 
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
