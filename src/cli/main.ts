@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { SkyqError } from '../errors.js';
 import { registerBench } from './bench.js';
+import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { registerGet } from './get.js';
 import { registerLogs } from './logs.js';
@@ -34,6 +35,7 @@ registerPause(program);
 registerDlq(program);
 registerCancel(program);
 registerBench(program);
+registerDashboard(program);
 
 try {
   await program.parseAsync();
