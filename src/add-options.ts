@@ -57,6 +57,7 @@ function checkDue(
 
 /** One message, checked and encoded; the Queue gives it an id and a score. */
 export interface PreparedMessage {
+  /** its group; -1 until the Queue picks one (no group, key or id given) */
   group: number;
   /** the caller's id, or '' for a generated one */
   callerId: string;
@@ -70,7 +71,6 @@ export function prepareMessage(
   config: QueueConfig,
   body: unknown,
   options: unknown,
-  nextRoundRobin: () => number,
   field = '',
 ): PreparedMessage {
   const name = (option: string) => (field ? `${field}.${option}` : option);
@@ -96,7 +96,7 @@ export function prepareMessage(
     }
     target = hashString(key) % config.groups;
   } else if (callerId) target = homeGroup(callerId, config.groups);
-  else target = nextRoundRobin();
+  else target = -1;
 
   const stored = serialiseBody(body, name('body'));
   if (stored.bytes > config.maxBodyBytes) {

@@ -47,37 +47,42 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
   const flat = reply as (Buffer | number)[];
   const token = String(flat[4]);
   const staleCount = Number(flat[5]);
+  const first = 6 + staleCount;
+  const stale: string[] = [];
+  for (let i = 6; i < first; i++) stale.push(textOf(flat[i] as Buffer));
   const result: PollResult = {
     messages: [],
     now: Number(flat[0]),
     nextDueAt: Number(flat[1]),
     acked: Number(flat[2]),
     paused: Number(flat[3]) === 1,
-    stale: flat.slice(6, 6 + staleCount).map((id) => textOf(id as Buffer)),
+    stale,
     malformed: [],
   };
-  for (let i = 6 + staleCount; i < flat.length; i += 4) {
+  for (let i = first; i < flat.length; i += 4) {
     const raw = flat[i] as Buffer;
     const utf8 = isUtf8(raw);
-    const base = {
+    // One literal of one shape for every message: V8 keeps them fast (spreads did not).
+    const message: Message = {
       id: utf8 ? raw.toString('utf8') : textOf(raw),
       group,
+      body: null,
       attempts: Number(flat[i + 2]) + 1,
+      maxAttempts: 1,
+      priority: 0,
       dueAt: Number(flat[i + 3]),
+      enqueuedAt: null,
       token,
-      ...(utf8 ? {} : { idBytes: Buffer.from(raw) }),
+      idBytes: utf8 ? undefined : Buffer.from(raw),
     };
     try {
       const record = decodeRecord(raw, flat[i + 1] as Buffer);
-      result.messages.push({
-        ...base,
-        body: record.body,
-        maxAttempts: record.maxAttempts,
-        priority: record.priority,
-        enqueuedAt: record.enqueuedAt,
-      });
+      message.body = record.body;
+      message.maxAttempts = record.maxAttempts;
+      message.priority = record.priority;
+      message.enqueuedAt = record.enqueuedAt;
+      result.messages.push(message);
     } catch (error) {
-      const message = { ...base, body: null, maxAttempts: 1, priority: 0, enqueuedAt: null };
       result.malformed.push({ message, reason: (error as Error).message });
     }
   }

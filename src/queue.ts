@@ -2,7 +2,12 @@
 // primitives (claim, ack, fail, extendLease, release) the actor runtime is
 // built on. Each state change is one Lua script call on one group's hash slot.
 import { type AddContext, addPrepared } from './add-bulk.js';
-import { type AddOptions, dueArgument, prepareMessage } from './add-options.js';
+import {
+  type AddOptions,
+  dueArgument,
+  type PreparedMessage,
+  prepareMessage,
+} from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
@@ -54,6 +59,8 @@ export interface PollOptions {
 
 /** Most due messages one claim promotes (or expired leases it recovers). */
 const PROMOTE_LIMIT = 5000;
+/** Messages with no group, key or id go to one group per this many (see #spread). */
+const SPREAD_SLICE = 100;
 /** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
 const CLAIM_BYTES = 1024 * 1024;
 
@@ -133,9 +140,10 @@ export class Queue {
       const field = many ? `items[${i}]` : '';
       if (typeof item !== 'object' || item === null)
         throw errors.invalidOption(field || 'item', 'must be { body, options }');
-      return prepareMessage(this.config, item.body, item.options, () => this.#nextGroup(), field);
+      return prepareMessage(this.config, item.body, item.options, field);
     });
     if (this.#closed) throw errors.closed('queue');
+    this.#spread(prepared);
     return addPrepared(this.#adder, prepared);
   }
 
@@ -289,11 +297,11 @@ export class Queue {
   /** Runs a script over several groups at once (see Scripts.runMulti). */
   runMulti(
     name: MultiGroupScriptName,
-    keys: string[],
+    routingKey: string,
     args: (string | number)[],
   ): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.runMulti(name, keys, args);
+    return this.#scripts.runMulti(name, routingKey, args);
   }
 
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
@@ -336,10 +344,21 @@ export class Queue {
     return groups.filter((_, i) => changed[i] === 1);
   }
 
-  #nextGroup(): number {
-    const group = this.#roundRobin;
-    this.#roundRobin = (group + 1) % this.config.groups;
-    return group;
+  /**
+   * Gives messages that named no group, key or id their groups, in turn: each call takes the
+   * next group, and a call with many cuts them in slices of at least SPREAD_SLICE over the next
+   * groups. A small batch stays one Redis call, a large one still keeps every actor busy.
+   */
+  #spread(prepared: PreparedMessage[]): void {
+    const free = prepared.filter((message) => message.group === -1);
+    if (free.length === 0) return;
+    const groups = this.config.groups;
+    const used = Math.min(groups, Math.max(1, Math.floor(free.length / SPREAD_SLICE)));
+    const slice = Math.ceil(free.length / used);
+    free.forEach((message, i) => {
+      message.group = (this.#roundRobin + Math.floor(i / slice)) % groups;
+    });
+    this.#roundRobin = (this.#roundRobin + used) % groups;
   }
 
   /** Claimed messages, checked to belong to `group`. */

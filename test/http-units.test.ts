@@ -9,9 +9,8 @@ import { LatenessWindow } from '../src/http/lateness-window.js';
 import { DURATION_BOUNDS_SECONDS } from '../src/http/metrics.js';
 import { AccessPolicy } from '../src/http/policy.js';
 import { preview } from '../src/http/preview.js';
-import { Histogram } from '../src/runtime/histogram.js';
+import { Histogram, summarize } from '../src/runtime/histogram.js';
 import type { LauncherStats } from '../src/runtime/launcher-stats.js';
-import { summaries } from '../src/runtime/stat-block.js';
 import { metricFamilies, metricSamples, sampleValue } from './helpers/http.js';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -138,7 +137,12 @@ describe('lateness over the last interval', () => {
   const launcher = (id: string, lateness: Histogram, withBuckets = true): LauncherStats => {
     const data = lateness.data();
     const histograms = { lateness: data, handler: new Histogram().data(), redisRtt: data };
-    const totals = { summary: summaries(histograms), histograms };
+    const summary = {
+      lateness: summarize(data),
+      handler: summarize(histograms.handler),
+      redisRtt: summarize(data),
+    };
+    const totals = { summary, histograms };
     if (!withBuckets) totals.histograms = { ...histograms, lateness: { ...data, buckets: [] } };
     return { launcherId: id, totals } as unknown as LauncherStats;
   };

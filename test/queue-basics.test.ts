@@ -93,14 +93,22 @@ describe('addBulk', () => {
     expect(counts.reduce((sum, c) => sum + c.ready, 0)).toBe(n);
   });
 
-  it('spreads messages without a group round-robin', async () => {
+  it('spreads messages without a group over the groups in turn, small batches whole', async () => {
     const q = await redis.queue();
-    const ids = await q.addBulk(Array.from({ length: 30 }, (_, i) => ({ body: i })));
-    const perGroup = (await q.counts()).map((c) => c.ready);
-    expect(perGroup).toEqual(Array(10).fill(3));
+    // One call each: every call takes the next group.
+    const singles: string[] = [];
+    for (let i = 0; i < 20; i++) singles.push(await q.add(i));
+    const first = homeGroup(singles[0] as string, 10);
+    expect(singles.map((id) => homeGroup(id, 10))).toEqual(singles.map((_, i) => (first + i) % 10));
+    // A small batch stays in one group (one Redis call); a large one is cut in slices of 100.
+    const small = await q.addBulk(Array.from({ length: 30 }, (_, i) => ({ body: i })));
+    expect(new Set(small.map((id) => homeGroup(id, 10)))).toEqual(new Set([first]));
+    const large = await q.addBulk(Array.from({ length: 1000 }, (_, i) => ({ body: i })));
+    const perGroup = new Map<number, number>();
+    for (const id of large)
+      perGroup.set(homeGroup(id, 10), (perGroup.get(homeGroup(id, 10)) ?? 0) + 1);
+    expect([...perGroup.values()]).toEqual(Array(10).fill(100));
     // Each Queue starts at a group of its own, so short-lived producers do not all fill group 0.
-    const first = homeGroup(ids[0] as string, 10);
-    expect(ids.map((id) => homeGroup(id, 10))).toEqual(ids.map((_, i) => (first + i) % 10));
     const starts = new Set<number>();
     for (let i = 0; i < 20; i++) {
       const other = await redis.queue();

@@ -8,15 +8,12 @@
 --   score: '' = due now (ready set), else the delayed-set score (the queue's unit)
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
 -- Returns { added, then index, new id for each generated id that was taken }.
-for _, check in ipairs({
-  { delayedKey, 'zset' }, { readyKey, 'zset' }, { msgKey, 'hash' }, { dueKey, 'hash' },
-  { priKey, 'hash' },
-}) do
-  local kind = redis.call('TYPE', check[1])['ok']
-  if kind ~= 'none' and kind ~= check[2] then
-    -- Checked before any write: a script that fails half-way leaves its first writes behind.
-    return redis.error_reply('WRONGTYPE key ' .. check[1] .. ' holds a ' .. kind .. ', not a ' .. check[2])
-  end
+-- The delayed set has the plain name other programs use too: check it before
+-- any write, since a script that fails half-way leaves its first writes behind.
+-- (The braced keys are skyq's own.)
+local kind = redis.call('TYPE', delayedKey)['ok']
+if kind ~= 'none' and kind ~= 'zset' then
+  return redis.error_reply('WRONGTYPE key ' .. delayedKey .. ' holds a ' .. kind .. ', not a zset')
 end
 
 local count = (#ARGV - 1) / 5

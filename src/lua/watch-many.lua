@@ -7,24 +7,25 @@
 -- come first. On a cluster the groups may sit in several slots of one master:
 -- a script may read such keys only when they come as arguments, not as KEYS.
 -- KEYS[1] the first group's delayed set (it routes the call to its master)
--- ARGV[1] unit: ms per delayed-set score unit
--- ARGV[2..] for each group: its delayed set, active set, ready set, paused flag
+-- ARGV[1] unit: ms per delayed-set score unit; ARGV[2] the key prefix
+-- ARGV[3..] the groups (their key names are made here: see src/keys.ts)
 -- Returns for each group: next event in ms (the earlier of the delayed set's
 -- head and the first lease to expire; -1 when neither), ready count, paused
-local unit = tonumber(ARGV[1])
+local unit, prefix = tonumber(ARGV[1]), ARGV[2]
 local out = {}
-for i = 2, #ARGV, 4 do
+for i = 3, #ARGV do
+  local base = prefix .. ':' .. ARGV[i]
   local nextMs = -1
-  local head = redis.call('ZRANGE', ARGV[i], 0, 0, 'WITHSCORES')
+  local head = redis.call('ZRANGE', base, 0, 0, 'WITHSCORES')
   if head[2] then
     nextMs = math.floor(tonumber(head[2]) * unit + 0.5)
   end
-  local lease = redis.call('ZRANGE', ARGV[i + 1], 0, 0, 'WITHSCORES')
+  local lease = redis.call('ZRANGE', '{' .. base .. '}:active', 0, 0, 'WITHSCORES')
   if lease[2] and (nextMs == -1 or tonumber(lease[2]) < nextMs) then
     nextMs = tonumber(lease[2])
   end
   out[#out + 1] = nextMs
-  out[#out + 1] = redis.call('ZCARD', ARGV[i + 2])
-  out[#out + 1] = redis.call('EXISTS', ARGV[i + 3])
+  out[#out + 1] = redis.call('ZCARD', '{' .. base .. '}:ready')
+  out[#out + 1] = redis.call('EXISTS', '{' .. base .. '}:paused')
 end
 return out

@@ -80,18 +80,18 @@ export class Scripts {
   }
 
   /**
-   * Runs a multi-group script over `keys`, which travel as arguments after `args` (a script
-   * may read keys of several slots of one master only so). The first key alone is declared:
-   * on a cluster it routes the call, and every key must live on that key's master.
+   * Runs a multi-group script. Only `routingKey` is declared: on a cluster it sends the call to
+   * its master, where every group the script names must live; the script reads their keys
+   * undeclared (allow-cross-slot-keys), which a script may do only so.
    */
   runMulti(
     name: MultiGroupScriptName,
-    keys: string[],
+    routingKey: string,
     args: (string | number)[],
   ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[commandName(name)] as ScriptCommand;
-    return command.call(this.#client, 1, keys[0] as string, ...args, ...keys);
+    return command.call(this.#client, 1, routingKey, ...args);
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

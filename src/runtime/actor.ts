@@ -17,7 +17,7 @@ import type { ActorStat } from './launcher-stats.js';
 import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
 import { StartTimer } from './start-timer.js';
-import { type ActorState, StatBlock, summaries } from './stat-block.js';
+import { type ActorState, StatBlock } from './stat-block.js';
 import { every, later } from './timers.js';
 import type { Waker } from './waker.js';
 
@@ -27,8 +27,12 @@ const ERROR_PAUSE_MS = 500;
 const MAX_ERROR_PAUSE_MS = 5000;
 /** A paused group is looked at again this often, besides the token resume() pushes. */
 const PAUSED_RECHECK_MS = 5000;
-/** Finished messages are acked with the next poll, or after this long when idle. */
-const ACK_DELAY_MS = 50;
+/**
+ * Finished messages are acked with the next poll, or after this long when no poll comes:
+ * long enough for a steady trickle to ack on its claims, short enough to keep the
+ * redeliveries a crash would cause (the finished, not yet acked) few.
+ */
+const ACK_DELAY_MS = 200;
 /** Wake this much before the next due time: the claim's round trip fits in it. */
 const WAKE_EARLY_MS = 3;
 /** After the grace, handlers told to stop get this long to do so. */
@@ -121,13 +125,7 @@ export class Actor {
   }
 
   stat(): ActorStat {
-    const figures = this.#stats.figures();
-    return {
-      ...figures,
-      group: this.#settings.group,
-      threadId,
-      summary: summaries(figures.histograms),
-    };
+    return { ...this.#stats.figures(), group: this.#settings.group, threadId };
   }
 
   /**

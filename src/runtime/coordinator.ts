@@ -9,7 +9,7 @@ import type { ActorApi } from './actor.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
-import { type BlockFigures, StatBlock, summaries, totalFigures } from './stat-block.js';
+import { StatBlock, totalFigures } from './stat-block.js';
 import { Watcher, type WatchSettings } from './watcher.js';
 
 export interface CoordinatorData {
@@ -27,6 +27,9 @@ export interface CoordinatorData {
 }
 
 export type DebugCommand = 'ping' | 'stat' | 'mem';
+
+/** Unchanged figures are published again this often, well within the registry's TTL. */
+const REFRESH_MS = 2000;
 
 interface Slot {
   actor: Remote<ActorApi> | null;
@@ -46,6 +49,7 @@ export class Coordinator {
   readonly #queue: Queue;
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
+  #published = { mark: '', at: 0 };
   /** things the coordinator could not do (no keyspace notifications, …), for the launcher's log */
   readonly notes: string[] = [];
 
@@ -132,23 +136,19 @@ export class Coordinator {
     }
   }
 
-  /** Reads every actor's block: no message to the actors, so it never waits on a busy one. */
-  stats(): LauncherStats {
-    const read: BlockFigures[] = [];
+  /**
+   * Reads every actor's block: no message to the actors, so it never waits on a busy one.
+   * Without `buckets`, histograms come as percentiles only (what other processes need).
+   */
+  stats(buckets = true): LauncherStats {
+    const blocks: StatBlock[] = [];
     const actors = [...this.#slots].map(([group, slot]): ActorView => {
       const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
       if (!slot.stats) return { ...view, status: 'down' };
-      const figures = slot.stats.figures();
-      read.push(figures);
-      const stat = {
-        ...figures,
-        group,
-        threadId: slot.threadId,
-        summary: summaries(figures.histograms),
-      };
+      blocks.push(slot.stats);
+      const stat = { ...slot.stats.figures(buckets), group, threadId: slot.threadId };
       return { ...view, status: slot.actor ? 'ok' : 'down', stat };
     });
-    const totals = totalFigures(read);
     const { launcherId, host, pid, startedAt } = this.#data;
     return {
       launcherId,
@@ -157,7 +157,7 @@ export class Coordinator {
       startedAt,
       at: Date.now(),
       actors,
-      totals: { ...totals, summary: summaries(totals.histograms) },
+      totals: totalFigures(blocks, buckets),
     };
   }
 
@@ -172,9 +172,17 @@ export class Coordinator {
     await this.#queue.close();
   }
 
+  /**
+   * Publishes what other processes show. An idle launcher's figures do not change: they are
+   * then only refreshed before they expire, not sent every second.
+   */
   async #publish(): Promise<void> {
+    const stats = this.stats(false);
+    const mark = JSON.stringify(stats.actors.map((a) => [a.status, a.restarts, a.stat]));
+    if (mark === this.#published.mark && Date.now() - this.#published.at < REFRESH_MS) return;
     try {
-      await publishStats(this.#queue.client, this.#queue.config.prefix, this.stats());
+      await publishStats(this.#queue.client, this.#queue.config.prefix, stats);
+      this.#published = { mark, at: Date.now() };
     } catch {
       // Redis unreachable for a moment: the next tick tries again.
     }

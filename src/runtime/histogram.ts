@@ -57,6 +57,49 @@ export class Histogram {
   data(): HistogramData {
     return histogramData(this.#slots);
   }
+
+  /** Percentiles straight from the slots (no bucket list made). */
+  summary(): Summary {
+    return summarizeSlots(this.#slots);
+  }
+
+  /** Adds this histogram's slots into `into` (a dense merge: HISTOGRAM_SLOTS numbers). */
+  addTo(into: Float64Array): void {
+    const slots = this.#slots;
+    for (let i = 0; i < BUCKETS; i++) (into[i] as number) += slots[i] as number;
+    (into[COUNT] as number) += slots[COUNT] as number;
+    (into[SUM] as number) += slots[SUM] as number;
+    into[MAX] = Math.max(into[MAX] as number, slots[MAX] as number);
+  }
+}
+
+/** summarize() over dense slots. */
+export function summarizeSlots(slots: Float64Array): Summary {
+  const count = slots[COUNT] as number;
+  const maxMs = slots[MAX] as number;
+  const at = (q: number): number => {
+    if (count === 0) return 0;
+    const rank = Math.ceil(q * count);
+    let seen = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      seen += slots[i] as number;
+      if (seen >= rank) return Math.min(bucketUpperMs(i), maxMs);
+    }
+    return maxMs;
+  };
+  return rounded(count, at(0.5), at(0.99), at(0.999), maxMs, slots[SUM] as number);
+}
+
+function rounded(count: number, p50: number, p99: number, p999: number, max: number, sum: number) {
+  const r = (ms: number) => Math.round(ms * 1000) / 1000;
+  return {
+    count,
+    p50: r(p50),
+    p99: r(p99),
+    p999: r(p999),
+    max: r(max),
+    mean: count === 0 ? 0 : r(sum / count),
+  };
 }
 
 /** A histogram as it travels (JSON, threads): only the buckets that hold something. */
@@ -121,15 +164,7 @@ export function summarize(data: HistogramData): Summary {
     }
     return data.maxMs;
   };
-  const round = (ms: number) => Math.round(ms * 1000) / 1000;
-  return {
-    count: data.count,
-    p50: round(at(0.5)),
-    p99: round(at(0.99)),
-    p999: round(at(0.999)),
-    max: round(data.maxMs),
-    mean: data.count === 0 ? 0 : round(data.sumMs / data.count),
-  };
+  return rounded(data.count, at(0.5), at(0.99), at(0.999), data.maxMs, data.sumMs);
 }
 
 /** Cumulative counts at each upper bound (ms), as Prometheus `le` buckets want them. */

@@ -7,8 +7,6 @@ import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 export interface ActorStat extends BlockFigures {
   group: number;
   threadId: number;
-  /** percentiles of each histogram, in ms */
-  summary: Record<HistogramName, Summary>;
 }
 
 export interface ActorView {

@@ -21,7 +21,7 @@ export interface StartOptions extends QueueOptions {
   leaseMs?: number;
   /** fail a handler that runs longer than this (default 10 minutes; 0: no limit) */
   timeoutMs?: number;
-  /** lease messages due within this window and start them on a local timer (default 100 ms) */
+  /** lease messages due within this window and start them on a local timer (default 250 ms) */
   lookaheadMs?: number;
   /** handler module path; default: log each message as consumed */
   handler?: string;
@@ -46,6 +46,11 @@ export interface StartOptions extends QueueOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/**
+ * How far ahead an idle actor leases what is about to fall due. Longer means fewer claims for a
+ * trickle of due times; the cost is that a message leased ahead can no longer be cancelled.
+ */
+export const DEFAULT_LOOKAHEAD_MS = 250;
 
 /** Everything startActors() needs, checked. */
 export interface StartPlan {
@@ -103,7 +108,7 @@ export function planStart(options: StartOptions): StartPlan {
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       // A message leased ahead must not see its lease run out before it is due.
       lookaheadMs: Math.min(
-        checkDuration('lookaheadMs', options.lookaheadMs ?? 100, 1000),
+        checkDuration('lookaheadMs', options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS, 1000),
         Math.floor(leaseMs / 2),
       ),
     },

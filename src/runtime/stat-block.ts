@@ -4,12 +4,13 @@
 // is sent per reading, so a busy actor never shows as TIMEOUT and an idle one
 // costs nothing to watch. One writer per block: plain stores are enough.
 import {
+  emptyHistogram,
   HISTOGRAM_SLOTS,
   Histogram,
   type HistogramData,
-  mergeHistograms,
+  histogramData,
   type Summary,
-  summarize,
+  summarizeSlots,
 } from './histogram.js';
 
 export const ACTOR_STATES = ['starting', 'running', 'paused', 'draining', 'stopped'] as const;
@@ -40,6 +41,11 @@ const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
 /** the last error's text, UTF-16, cut to this many code units */
 const ERROR_CHARS = 300;
 const BYTES = SLOTS * Float64Array.BYTES_PER_ELEMENT + ERROR_CHARS * Uint16Array.BYTES_PER_ELEMENT;
+/** each counter's slot: counting is on the hot path */
+const SLOT_OF = Object.fromEntries(COUNTER_NAMES.map((name, i) => [name, COUNTERS + i])) as Record<
+  CounterName,
+  number
+>;
 
 /** What a block holds at one moment. */
 export interface BlockFigures extends Counters {
@@ -47,8 +53,17 @@ export interface BlockFigures extends Counters {
   startedAt: number;
   /** the last error the actor noted (poll failed, Redis unreachable, …) */
   lastError: string | null;
+  /** the buckets themselves (empty lists when they were not asked for) */
   histograms: Record<HistogramName, HistogramData>;
+  /** percentiles of each histogram, in ms */
+  summary: Record<HistogramName, Summary>;
 }
+
+const noBuckets = (): Record<HistogramName, HistogramData> => ({
+  lateness: emptyHistogram(),
+  handler: emptyHistogram(),
+  redisRtt: emptyHistogram(),
+});
 
 export class StatBlock {
   readonly buffer: SharedArrayBuffer;
@@ -78,15 +93,15 @@ export class StatBlock {
   }
 
   add(counter: CounterName, n = 1): void {
-    (this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] as number) += n;
+    (this.#slots[SLOT_OF[counter]] as number) += n;
   }
 
   set(counter: CounterName, value: number): void {
-    this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] = value;
+    this.#slots[SLOT_OF[counter]] = value;
   }
 
   get(counter: CounterName): number {
-    return this.#slots[COUNTERS + COUNTER_NAMES.indexOf(counter)] as number;
+    return this.#slots[SLOT_OF[counter]] as number;
   }
 
   get state(): ActorState {
@@ -129,16 +144,28 @@ export class StatBlock {
     return Object.fromEntries(COUNTER_NAMES.map((name) => [name, this.get(name)])) as Counters;
   }
 
-  figures(): BlockFigures {
+  histogram(name: HistogramName): Histogram {
+    return this[name];
+  }
+
+  /** The block now; bucket lists only when asked (summaries are read straight from memory). */
+  figures(buckets = true): BlockFigures {
     return {
       ...this.counters(),
       state: this.state,
       startedAt: this.startedAt,
       lastError: this.lastError,
-      histograms: {
-        lateness: this.lateness.data(),
-        handler: this.handler.data(),
-        redisRtt: this.redisRtt.data(),
+      histograms: buckets
+        ? {
+            lateness: this.lateness.data(),
+            handler: this.handler.data(),
+            redisRtt: this.redisRtt.data(),
+          }
+        : noBuckets(),
+      summary: {
+        lateness: this.lateness.summary(),
+        handler: this.handler.summary(),
+        redisRtt: this.redisRtt.summary(),
       },
     };
   }
@@ -146,29 +173,33 @@ export class StatBlock {
 
 /** Counters added up and histograms merged over several blocks (a launcher's totals). */
 export function totalFigures(
-  parts: BlockFigures[],
-): Counters & { histograms: Record<HistogramName, HistogramData> } {
+  blocks: StatBlock[],
+  buckets = true,
+): Counters & Pick<BlockFigures, 'histograms' | 'summary'> {
   const counters = Object.fromEntries(
-    COUNTER_NAMES.map((name) => [name, parts.reduce((sum, part) => sum + part[name], 0)]),
+    COUNTER_NAMES.map((name) => [name, blocks.reduce((sum, block) => sum + block.get(name), 0)]),
   ) as Counters;
-  const merge = (name: HistogramName) => mergeHistograms(parts.map((p) => p.histograms[name]));
+  const merged = (name: HistogramName) => {
+    const into = new Float64Array(HISTOGRAM_SLOTS);
+    for (const block of blocks) block.histogram(name).addTo(into);
+    return into;
+  };
+  const lateness = merged('lateness');
+  const handler = merged('handler');
+  const redisRtt = merged('redisRtt');
   return {
     ...counters,
-    histograms: {
-      lateness: merge('lateness'),
-      handler: merge('handler'),
-      redisRtt: merge('redisRtt'),
+    histograms: buckets
+      ? {
+          lateness: histogramData(lateness),
+          handler: histogramData(handler),
+          redisRtt: histogramData(redisRtt),
+        }
+      : noBuckets(),
+    summary: {
+      lateness: summarizeSlots(lateness),
+      handler: summarizeSlots(handler),
+      redisRtt: summarizeSlots(redisRtt),
     },
-  };
-}
-
-/** Percentile summaries of each histogram, for tables and logs. */
-export function summaries(
-  histograms: Record<HistogramName, HistogramData>,
-): Record<HistogramName, Summary> {
-  return {
-    lateness: summarize(histograms.lateness),
-    handler: summarize(histograms.handler),
-    redisRtt: summarize(histograms.redisRtt),
   };
 }

@@ -112,12 +112,13 @@ export class Watcher {
     });
     if (fresh.length === 0 || this.#closed) return;
     for (const group of fresh) this.#checking.add(group);
-    const prefix = this.#queue.config.prefix;
-    const keys = fresh.flatMap((group) =>
-      (['delayed', 'active', 'ready', 'paused'] as const).map((name) => keyOf(prefix, group, name)),
-    );
+    const { prefix, unitMs } = this.#queue.config;
     this.#queue
-      .runMulti('watch-many', keys, [this.#queue.config.unitMs])
+      .runMulti('watch-many', keyOf(prefix, fresh[0] as number, 'delayed'), [
+        unitMs,
+        prefix,
+        ...fresh,
+      ])
       .then(
         (reply) => {
           const flat = reply as number[];
