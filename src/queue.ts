@@ -25,6 +25,7 @@ import {
 } from './options.js';
 import { type Body, headerOf } from './record.js';
 import { connect, type RedisClient } from './redis/connection.js';
+import { explainRedisError } from './redis/explain.js';
 import { type ScriptName, Scripts } from './redis/scripts.js';
 
 export interface GroupCounts {
@@ -266,7 +267,9 @@ export class Queue {
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: (string | number)[]): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args);
+    return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, dlq, cancel, bench.
 import { Command } from 'commander';
-import { SkyqError } from '../errors.js';
+import { connectionChecksSettled } from '../redis/connection.js';
 import { registerBench } from './bench.js';
 import { registerCancel, registerDlq } from './dlq.js';
+import { cliErrorLine } from './error-line.js';
 import { registerLogs } from './logs.js';
 import { registerProduce } from './produce.js';
 import { registerStart } from './start.js';
@@ -21,11 +22,16 @@ registerDlq(program);
 registerCancel(program);
 registerBench(program);
 
+// The running command's prefix, so a NOPERM error can name the ACL rule for it.
+let prefix: string | undefined;
+program.hook('preAction', (_program, action) => {
+  prefix = action.opts().prefix as string | undefined;
+});
+
 try {
   await program.parseAsync();
 } catch (error) {
-  const message =
-    error instanceof SkyqError ? error.message : ((error as Error).stack ?? String(error));
-  console.error(`skyq: ${message}`);
+  await connectionChecksSettled();
+  console.error(`skyq: ${cliErrorLine(error, prefix)}`);
   process.exit(1);
 }

@@ -1,7 +1,15 @@
 // One place that turns user options into an ioredis client, standalone or
-// cluster, so the queue, the actors and the CLI connect the same way.
+// cluster, so the queue, the actors and the CLI connect the same way. Every
+// client made here has an `error` listener (an outage is never an "Unhandled
+// error event" flood) and remembers why it last failed, so a command that
+// fails for want of a connection can say so in one line.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { errors } from '../errors.js';
+import { errors, type SkyqError } from '../errors.js';
+import { redactUrl } from '../redact.js';
+import { describeConnectionError, isConnectionLoss, socketError } from './failure.js';
+import { checkTls, nodeTlsOptions, type TlsOptions } from './tls.js';
+
+export type { TlsOptions } from './tls.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -11,7 +19,7 @@ export interface ClusterNode {
 }
 
 export interface ConnectionOptions {
-  /** redis:// URL of a standalone server (default redis://127.0.0.1:6379) */
+  /** redis:// or rediss:// (TLS) URL of a standalone server (default redis://127.0.0.1:6379) */
   redis?: string;
   /** seed nodes of a Redis Cluster, instead of `redis` */
   cluster?: ClusterNode[];
@@ -22,6 +30,17 @@ export interface ConnectionOptions {
    * concurrent producers gain); a consumer sending one call at a time does not
    */
   autoPipelining?: boolean;
+  /**
+   * TLS settings (CA, client certificate and key for mTLS). Giving them turns
+   * TLS on, also with a redis:// URL; for a cluster they apply to every node.
+   */
+  tls?: TlsOptions;
+  /**
+   * Give up instead of reconnecting forever (default false): when Redis cannot be
+   * reached, commands fail within a few seconds with ERR_SKYQ_UNREACHABLE. For
+   * one-shot scripts; the CLI's short commands use it.
+   */
+  failFast?: boolean;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -31,15 +50,40 @@ export interface ConnectExtras {
   name?: string;
   /** for blocking reads: never give up on a command while reconnecting */
   blocking?: boolean;
+  /** connect only when asked (client.connect()) */
+  lazy?: boolean;
 }
 
-export function connect(options: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
-  const pipelining = options.autoPipelining ?? true;
-  const common: RedisOptions = {
-    enableAutoPipelining: pipelining,
-    ...(extras.name ? { connectionName: extras.name } : {}),
-    ...(extras.blocking ? { maxRetriesPerRequest: null } : {}),
-  };
+/** How long a fail-fast connection waits for the TCP (and TLS) handshake. */
+export const FAIL_FAST_CONNECT_MS = 3000;
+/** How long a fail-fast command waits for its answer (a hung server). */
+const FAIL_FAST_COMMAND_MS = 5000;
+/** ensureReachable's answer comes within this, whatever the server does. */
+const REACHABLE_WITHIN_MS = 4000;
+/** Reconnect attempts of a fail-fast client that was connected once (a blip, a restart). */
+const FAIL_FAST_RETRIES = 3;
+
+const CONNECTION_KEYS = [
+  'redis',
+  'cluster',
+  'connection',
+  'autoPipelining',
+  'tls',
+  'failFast',
+] as const;
+
+/** The options without the connection ones (for checks of what remains), after checking them. */
+export function withoutConnectionOptions(
+  options: Record<string, unknown>,
+): Record<string, unknown> {
+  checkConnectionOptions(options as ConnectionOptions);
+  const rest = { ...options };
+  for (const key of CONNECTION_KEYS) delete rest[key];
+  return rest;
+}
+
+/** Throws a SkyqError naming the field when redis, cluster or tls is malformed. */
+export function checkConnectionOptions(options: ConnectionOptions): void {
   if (options.cluster !== undefined) {
     if (!Array.isArray(options.cluster) || options.cluster.length === 0) {
       throw errors.invalidOption('cluster', 'must be a non-empty list of { host, port }');
@@ -53,13 +97,166 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
         );
       }
     }
-    return new Cluster(options.cluster, { enableAutoPipelining: pipelining, redisOptions: common });
+  } else if (options.redis !== undefined) checkRedisUrl(options.redis);
+  if (options.tls !== undefined) checkTls(options.tls);
+}
+
+/** A redis:// or rediss:// URL with a host and a valid port; the error never shows a password. */
+export function checkRedisUrl(url: unknown): string {
+  if (typeof url !== 'string') throw errors.invalidOption('redis', 'must be a URL string', url);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
   }
-  const url = options.redis ?? DEFAULT_REDIS_URL;
-  if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
-    throw errors.invalidOption('redis', 'must be a redis:// or rediss:// URL', url);
+  const problem =
+    parsed === undefined
+      ? 'is not a URL: expected redis://[user:password@]host[:port][/db]'
+      : !['redis:', 'rediss:'].includes(parsed.protocol)
+        ? `must be a redis:// or rediss:// URL, not ${parsed.protocol}//`
+        : parsed.hostname === ''
+          ? 'has no host: expected redis://[user:password@]host[:port][/db]'
+          : undefined;
+  if (problem) throw errors.invalidOption('redis', problem, redactUrl(url));
+  return url;
+}
+
+/** Where a client points, fit to show: the URL without its password, or the cluster's seeds. */
+export function describeTarget(options: ConnectionOptions): string {
+  if (options.cluster)
+    return `cluster ${options.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  return redactUrl(options.redis ?? DEFAULT_REDIS_URL);
+}
+
+export function connect(options: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
+  checkConnectionOptions(options);
+  const pipelining = options.autoPipelining ?? true;
+  let everReady = false;
+  // Until it was ready once, a fail-fast client does not retry: a wrong address or
+  // certificate will not fix itself, and the caller wants the answer now.
+  const retry = (times: number) => (everReady && times <= FAIL_FAST_RETRIES ? 200 * times : null);
+  const common: RedisOptions = {
+    enableAutoPipelining: pipelining,
+    ...(extras.name ? { connectionName: extras.name } : {}),
+    ...(extras.blocking ? { maxRetriesPerRequest: null } : {}),
+    ...(extras.lazy ? { lazyConnect: true } : {}),
+    ...(options.tls ? { tls: nodeTlsOptions(options.tls) } : {}),
+    ...(options.failFast
+      ? {
+          connectTimeout: FAIL_FAST_CONNECT_MS,
+          commandTimeout: FAIL_FAST_COMMAND_MS,
+          maxRetriesPerRequest: 1,
+          retryStrategy: retry,
+        }
+      : {}),
+  };
+  let client: RedisClient;
+  if (options.cluster !== undefined) {
+    client = new Cluster(options.cluster, {
+      enableAutoPipelining: pipelining,
+      redisOptions: common,
+      ...(extras.lazy ? { lazyConnect: true } : {}),
+      ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
+    });
+  } else {
+    client = new Redis(options.redis ?? DEFAULT_REDIS_URL, common);
   }
-  return new Redis(url, common);
+  client.on('ready', () => {
+    everReady = true;
+  });
+  track(client, describeTarget(options));
+  return client;
+}
+
+interface Trouble {
+  where: string;
+  error: Error | null;
+}
+
+const troubles = new WeakMap<RedisClient, Trouble>();
+/** The latest client made here or to fail (a CLI has one target). */
+let lastTrouble: Trouble | null = null;
+
+function track(client: RedisClient, where: string): void {
+  const trouble: Trouble = { where, error: null };
+  troubles.set(client, trouble);
+  lastTrouble = trouble;
+  const note = (error: Error) => {
+    // "Connection is closed." after a socket error says less than the socket error.
+    if (trouble.error && isConnectionLoss(error)) return;
+    trouble.error = error;
+    lastTrouble = trouble;
+  };
+  client.on('error', note);
+  if (client instanceof Cluster) {
+    client.on('node error', (error: Error, node: string) => {
+      note(error);
+      // ioredis hides a cluster node's socket error behind "Connection is closed.": ask the socket.
+      if (isConnectionLoss(error)) probeNode(trouble, node);
+    });
+  }
+  client.on('ready', () => {
+    trouble.error = null;
+  });
+}
+
+const probes = new Set<Promise<void>>();
+
+function probeNode(trouble: Trouble, node: string): void {
+  const at = node.lastIndexOf(':');
+  const probe = socketError(node.slice(0, at), Number(node.slice(at + 1)), 1000).then((error) => {
+    if (error && (trouble.error === null || isConnectionLoss(trouble.error))) trouble.error = error;
+    probes.delete(probe);
+  });
+  probes.add(probe);
+}
+
+/** Waits for the socket checks started on cluster node errors, so reasons are complete. */
+export async function connectionChecksSettled(): Promise<void> {
+  await Promise.all([...probes]);
+}
+
+/**
+ * ERR_SKYQ_UNREACHABLE for an error that means "no connection", naming the
+ * target and the reason the client last saw; undefined for anything else.
+ * Without a client, the latest failure of any client made by connect().
+ */
+export function unreachableError(error: unknown, client?: RedisClient): SkyqError | undefined {
+  if (!isConnectionLoss(error)) return undefined;
+  const trouble = client ? troubles.get(client) : lastTrouble;
+  if (!trouble) return undefined;
+  return errors.unreachable(trouble.where, describeConnectionError(trouble.error ?? error), error);
+}
+
+/**
+ * Connects once, fail-fast, and pings: resolves when Redis answers, rejects with
+ * ERR_SKYQ_UNREACHABLE (one readable line) within a few seconds when it does not.
+ */
+export async function ensureReachable(options: ConnectionOptions): Promise<void> {
+  const client = connect({ ...options, failFast: true }, { lazy: true, name: 'skyq-check' });
+  let timer: NodeJS.Timeout | undefined;
+  // A server that accepts connections and never answers would hold each command to its timeout.
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${REACHABLE_WITHIN_MS / 1000} s`)),
+      REACHABLE_WITHIN_MS,
+    );
+  });
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), silent]);
+  } catch (error) {
+    await connectionChecksSettled();
+    const trouble = troubles.get(client);
+    throw errors.unreachable(
+      describeTarget(options),
+      describeConnectionError(trouble?.error ?? error),
+      error,
+    );
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
 }
 
 /** Parses "host:port,host:port" (the CLI's --cluster) into nodes. */

@@ -218,7 +218,11 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
   const publish =
     options.publishStats === false
       ? null
-      : ({ redis: options.redis, cluster: options.cluster } as CoordinatorData['publish']);
+      : ({
+          redis: options.redis,
+          cluster: options.cluster,
+          tls: options.tls,
+        } as CoordinatorData['publish']);
   try {
     await launcher._start(options, {
       launcherId: launcher.id,
@@ -238,11 +242,13 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
 
 /** The Queue options inside StartOptions, for validation. */
 function pickQueueOptions(options: StartOptions): QueueOptions {
-  const { redis, cluster, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } = options;
+  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
+    options;
   return Object.fromEntries(
     Object.entries({
       redis,
       cluster,
+      tls,
       prefix,
       groups,
       scoreUnit,

@@ -1,0 +1,20 @@
+// Turns what Redis or ioredis throws into a SkyqError a person can act on:
+// NOPERM names the ACL rule a skyq user needs, a lost connection names the
+// target and the reason. Anything else is passed through unchanged.
+import { errors, SkyqError } from '../errors.js';
+import { aclSetUser } from './acl.js';
+import { type RedisClient, unreachableError } from './connection.js';
+
+export function isNoPermission(error: unknown): error is Error {
+  return error instanceof Error && /^NOPERM\b/.test(error.message);
+}
+
+/** The error to throw instead of `error`, for a queue of `prefix` (on `client`, when known). */
+export function explainRedisError(error: unknown, prefix: string, client?: RedisClient): unknown {
+  if (error instanceof SkyqError) return error;
+  if (isNoPermission(error)) {
+    const reply = error.message.split('\n')[0]?.replace(/\.$/, '') ?? error.message;
+    return errors.noPermission(reply, aclSetUser(prefix), error);
+  }
+  return unreachableError(error, client) ?? error;
+}
