@@ -11,7 +11,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_ACTOR'
   | 'ERR_SKYQ_TIMEOUT'
   | 'ERR_SKYQ_UNREACHABLE'
-  | 'ERR_SKYQ_NOPERM';
+  | 'ERR_SKYQ_NOPERM'
+  | 'ERR_SKYQ_AUTH';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -49,6 +50,14 @@ export const errors = {
     new SkyqError(
       'ERR_SKYQ_UNREACHABLE',
       `cannot reach Redis at ${where}: ${reason}`,
+      undefined,
+      cause,
+    ),
+  /** Redis refused the user name or password (or wants one); `where` is already redacted */
+  login: (where: string, reason: string, cause?: unknown) =>
+    new SkyqError(
+      'ERR_SKYQ_AUTH',
+      `Redis at ${where} refused the login: ${reason}`,
       undefined,
       cause,
     ),

@@ -6,7 +6,12 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors, type SkyqError } from '../errors.js';
 import { redactUrl } from '../redact.js';
-import { describeConnectionError, isConnectionLoss, socketError } from './failure.js';
+import {
+  describeConnectionError,
+  isConnectionLoss,
+  isLoginRefused,
+  socketError,
+} from './failure.js';
 import { checkTls, nodeTlsOptions, type TlsOptions } from './tls.js';
 
 export type { TlsOptions } from './tls.js';
@@ -219,13 +224,19 @@ export async function connectionChecksSettled(): Promise<void> {
 
 /**
  * ERR_SKYQ_UNREACHABLE for an error that means "no connection", naming the
- * target and the reason the client last saw; undefined for anything else.
- * Without a client, the latest failure of any client made by connect().
+ * target and the reason the client last saw; ERR_SKYQ_AUTH for a refused
+ * login; undefined for anything else. Without a client, the latest client
+ * made by connect() is meant.
  */
-export function unreachableError(error: unknown, client?: RedisClient): SkyqError | undefined {
-  if (!isConnectionLoss(error)) return undefined;
+export function explainConnectionError(
+  error: unknown,
+  client?: RedisClient,
+): SkyqError | undefined {
   const trouble = client ? troubles.get(client) : lastTrouble;
   if (!trouble) return undefined;
+  if (isLoginRefused(error))
+    return errors.login(trouble.where, describeConnectionError(error), error);
+  if (!isConnectionLoss(error)) return undefined;
   return errors.unreachable(trouble.where, describeConnectionError(trouble.error ?? error), error);
 }
 
@@ -248,6 +259,10 @@ export async function ensureReachable(options: ConnectionOptions): Promise<void>
   } catch (error) {
     await connectionChecksSettled();
     const trouble = troubles.get(client);
+    if (isLoginRefused(trouble?.error ?? error)) {
+      const refusal = trouble?.error ?? error;
+      throw errors.login(describeTarget(options), describeConnectionError(refusal), refusal);
+    }
     throw errors.unreachable(
       describeTarget(options),
       describeConnectionError(trouble?.error ?? error),

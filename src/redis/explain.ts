@@ -3,7 +3,7 @@
 // target and the reason. Anything else is passed through unchanged.
 import { errors, SkyqError } from '../errors.js';
 import { aclSetUser } from './acl.js';
-import { type RedisClient, unreachableError } from './connection.js';
+import { explainConnectionError, type RedisClient } from './connection.js';
 
 export function isNoPermission(error: unknown): error is Error {
   return error instanceof Error && /^NOPERM\b/.test(error.message);
@@ -16,5 +16,5 @@ export function explainRedisError(error: unknown, prefix: string, client?: Redis
     const reply = error.message.split('\n')[0]?.replace(/\.$/, '') ?? error.message;
     return errors.noPermission(reply, aclSetUser(prefix), error);
   }
-  return unreachableError(error, client) ?? error;
+  return explainConnectionError(error, client) ?? error;
 }

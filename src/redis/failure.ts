@@ -53,7 +53,7 @@ export function describeConnectionError(error: unknown): string {
     return 'TLS: the server wants a client certificate it trusts: give tls.cert and tls.key (--tls-cert, --tls-key)';
   if (/^WRONGPASS/.test(message)) return 'wrong user name or password';
   if (/NOAUTH/.test(message))
-    return 'it asks for a password: put it in the URL, redis://user:password@host:port';
+    return 'it asks for a password: give one in the URL (user:password@ before the host)';
   if (/^Command timed out/.test(message)) return 'no answer: a command timed out';
   if (/connect ETIMEDOUT|timed? ?out/i.test(message)) return 'no answer: connecting timed out';
   if (/^Ready check failed: /.test(message))
@@ -88,4 +88,11 @@ export function socketError(host: string, port: number, timeoutMs: number): Prom
     socket.once('connect', () => done(null));
     socket.once('error', done);
   });
+}
+
+/** WRONGPASS (bad user or password) or NOAUTH (a password is wanted). */
+export function isLoginRefused(error: unknown): error is Error {
+  return (
+    error instanceof Error && /^(Ready check failed: )?(WRONGPASS|NOAUTH)\b/.test(error.message)
+  );
 }
