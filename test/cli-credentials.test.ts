@@ -7,10 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { redactText, redactUrl } from '../src/redact.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
-import { type CliResult, finish, removeTempDirs, spawnCli, tempDir } from './helpers/runtime.js';
+import {
+  type CliResult,
+  finish,
+  removeTempDirs,
+  spawnCli,
+  tempDir,
+  waitFor,
+} from './helpers/runtime.js';
 
 const password = `pw-${randomBytes(12).toString('hex')}`;
 let server: RedisServerHandle;
@@ -61,11 +68,12 @@ it('no output or log file of any command shows the password', async () => {
 
   // start: the banner names the server; SIGINT drains and stops.
   const start = spawnCli(['start', '--log-dir', logDir, '--groups', '2'], { REDIS_URL: url });
-  const deadline = Date.now() + 30_000;
-  while (!/actors ready/.test(start.stdout()) && Date.now() < deadline) {
-    if (start.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  onTestFinished(() => void start.child.kill('SIGKILL'));
+  await waitFor(
+    'skyq start to be ready',
+    () => (/actors ready/.test(start.stdout()) || start.child.exitCode !== null ? true : undefined),
+    30_000,
+  );
   expect(start.stdout()).toContain(`on redis://:***@127.0.0.1:${server.port}`);
   const produced = await run(
     'produce',

@@ -48,8 +48,8 @@ export function queueOptions(
   };
   if (flags.cluster) options.cluster = parseClusterNodes(flags.cluster);
   else {
-    const url = flags.redis ?? process.env.REDIS_URL ?? defaultEmbeddedUrl();
-    if (url) options.redis = checkRedisUrl(url);
+    // An empty REDIS_URL names nothing, as for noRedisNamed().
+    options.redis = checkRedisUrl(flags.redis ?? (process.env.REDIS_URL || defaultEmbeddedUrl()));
   }
   const tls = tlsFromFlags(flags);
   if (tls) options.tls = tls;

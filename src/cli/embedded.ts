@@ -52,11 +52,14 @@ export function savedPassword(dir = EMBEDDED_DIR): string | undefined {
   }
 }
 
-/** The URL commands use when no Redis is named: the embedded server's, password included. */
-export function defaultEmbeddedUrl(where: Where = {}): string | undefined {
+/**
+ * The URL commands use when no Redis is named: 127.0.0.1 at the embedded port,
+ * with the embedded server's password when one was saved.
+ */
+export function defaultEmbeddedUrl(where: Where = {}): string {
   const password = savedPassword(where.dir);
-  if (password === undefined) return undefined;
-  return `redis://:${encodeURIComponent(password)}@127.0.0.1:${where.port ?? embeddedPort()}`;
+  const auth = password === undefined ? '' : `:${encodeURIComponent(password)}@`;
+  return `redis://${auth}127.0.0.1:${where.port ?? embeddedPort()}`;
 }
 
 type Knock = 'pong' | 'noauth' | 'wrongpass' | 'down';
@@ -73,14 +76,18 @@ export async function knock(port: number, password?: string, timeoutMs = 1000): 
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  client.on('error', () => undefined);
+  // A refused AUTH is emitted as an event; the PING then only sees a closed connection.
+  let refusal = '';
+  client.on('error', (error: Error) => {
+    refusal ||= error.message;
+  });
   try {
     await client.connect();
     return (await client.ping()) === 'PONG' ? 'pong' : 'down';
   } catch (error) {
-    const message = (error as Error).message;
-    if (/^NOAUTH/.test(message)) return 'noauth';
-    if (/^WRONGPASS/.test(message)) return 'wrongpass';
+    const message = `${refusal} ${(error as Error).message}`;
+    if (/\bNOAUTH\b/.test(message)) return 'noauth';
+    if (/\bWRONGPASS\b/.test(message)) return 'wrongpass';
     return 'down';
   } finally {
     client.disconnect();
@@ -109,7 +116,15 @@ export async function embeddedRedis(
     password,
     privateFiles: true,
     detached: true,
+  }).catch(async (error: Error) => {
+    // Another `skyq start` may have started it a moment ago: then share or adopt that one.
+    if (/already in use/.test(error.message) && (await knock(port)) !== 'down') return null;
+    const why = /already in use/.test(error.message)
+      ? 'the port is taken by a program that is not Redis (set SKYQ_EMBEDDED_PORT, or name a Redis with --redis)'
+      : (error.message.split('\n')[0] ?? error.message);
+    throw errors.redis(`could not start the embedded redis-server on port ${port}: ${why}`, error);
   });
+  if (server === null) return embeddedRedis(say, where);
   writeOwner(dir, server.pid);
   say(
     `skyq: no Redis answered at ${shown}; started a private redis-server there (pid ${server.pid}, data and password in ${dir})`,
@@ -134,7 +149,7 @@ async function adopt(
       `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:PASSWORD@127.0.0.1:${port} (or REDIS_URL)`,
     );
   }
-  const url = defaultEmbeddedUrl({ port, dir }) as string;
+  const url = defaultEmbeddedUrl({ port, dir });
   const owner = readOwner(dir);
   if (owner !== undefined && owner.launcher !== process.pid && alive(owner.launcher)) {
     say(`skyq: sharing the embedded server of the running launcher (pid ${owner.launcher})`);
@@ -188,9 +203,14 @@ function readOwner(dir: string): Owner | undefined {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process nobody reaped yet (a zombie) still takes signals.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // no /proc here: trust the signal
   }
 }
 
