@@ -29,21 +29,30 @@ export interface ConnectionWatch {
   stop(): void;
 }
 
-/** Outcome of one PING raced against a timer: true when answered. */
-function pingWithin(client: RedisClient, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    client.ping().then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
+/**
+ * PINGs raced against a timer: true when answered in time. A PING that got no
+ * answer is waited for again instead of sending another, so a frozen server
+ * does not collect one PING per check.
+ */
+function pinger(client: RedisClient): (ms: number) => Promise<boolean> {
+  let inFlight: Promise<boolean> | null = null;
+  return (ms) => {
+    inFlight ??= client.ping().then(
+      () => true,
+      () => false,
     );
-  });
+    const ping = inFlight;
+    void ping.then(() => {
+      if (inFlight === ping) inFlight = null;
+    });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void ping.then((answered) => {
+        clearTimeout(timer);
+        resolve(answered);
+      });
+    });
+  };
 }
 
 /**
@@ -64,6 +73,7 @@ export function watchConnection(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let checking = false;
+  const pingWithin = pinger(client);
 
   const schedule = () => {
     clearTimeout(timer);
@@ -90,7 +100,7 @@ export function watchConnection(
     // A standalone client that is reconnecting will say "ready"; PINGs would only queue up.
     if (state === 'down' && !isCluster(client) && client.status !== 'ready') return schedule();
     checking = true;
-    const answered = await pingWithin(client, state === 'down' ? probeMs : heartbeatTimeoutMs);
+    const answered = await pingWithin(state === 'down' ? probeMs : heartbeatTimeoutMs);
     checking = false;
     if (answered) up();
     else down(`no answer to PING within ${heartbeatTimeoutMs} ms`);
