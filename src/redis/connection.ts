@@ -127,6 +127,10 @@ export function checkRedisUrl(url: unknown): string {
   return url;
 }
 
+function usesTls(options: ConnectionOptions): boolean {
+  return options.tls !== undefined || (options.redis ?? '').startsWith('rediss:');
+}
+
 /** Where a client points, fit to show: the URL without its password, or the cluster's seeds. */
 export function describeTarget(options: ConnectionOptions): string {
   if (options.cluster)
@@ -170,21 +174,23 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   client.on('ready', () => {
     everReady = true;
   });
-  track(client, describeTarget(options));
+  track(client, describeTarget(options), usesTls(options));
   return client;
 }
 
 interface Trouble {
   where: string;
   error: Error | null;
+  /** the connection uses TLS (for hints about a TLS mismatch) */
+  tls: boolean;
 }
 
 const troubles = new WeakMap<RedisClient, Trouble>();
 /** The latest client made here or to fail (a CLI has one target). */
 let lastTrouble: Trouble | null = null;
 
-function track(client: RedisClient, where: string): void {
-  const trouble: Trouble = { where, error: null };
+function track(client: RedisClient, where: string, tls: boolean): void {
+  const trouble: Trouble = { where, error: null, tls };
   troubles.set(client, trouble);
   lastTrouble = trouble;
   const note = (error: Error) => {
@@ -235,9 +241,13 @@ export function explainConnectionError(
   const trouble = client ? troubles.get(client) : lastTrouble;
   if (!trouble) return undefined;
   if (isLoginRefused(error))
-    return errors.login(trouble.where, describeConnectionError(error), error);
+    return errors.login(trouble.where, describeConnectionError(error, trouble.tls), error);
   if (!isConnectionLoss(error)) return undefined;
-  return errors.unreachable(trouble.where, describeConnectionError(trouble.error ?? error), error);
+  return errors.unreachable(
+    trouble.where,
+    describeConnectionError(trouble.error ?? error, trouble.tls),
+    error,
+  );
 }
 
 /**
@@ -265,7 +275,7 @@ export async function ensureReachable(options: ConnectionOptions): Promise<void>
     }
     throw errors.unreachable(
       describeTarget(options),
-      describeConnectionError(trouble?.error ?? error),
+      describeConnectionError(trouble?.error ?? error, usesTls(options)),
       error,
     );
   } finally {

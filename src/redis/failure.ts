@@ -37,8 +37,24 @@ const BY_CODE: Record<string, string> = {
     'TLS handshake failed: is this a TLS port? (plain ports want redis://)',
 };
 
-/** A short, readable reason for a connection error (socket, TLS or AUTH). */
-export function describeConnectionError(error: unknown): string {
+/**
+ * A short, readable reason for a connection error (socket, TLS or AUTH). `tls`
+ * says whether the connection used TLS, for a hint when the cause may be a
+ * mismatch (a plain client on a TLS port, a server that wants a client certificate).
+ */
+export function describeConnectionError(error: unknown, tls?: boolean): string {
+  const reason = reasonOf(error);
+  if (tls === undefined) return reason;
+  if (reason === 'connection reset')
+    return tls
+      ? 'connection reset (does the server want a client certificate? give tls.cert and tls.key, --tls-cert and --tls-key)'
+      : 'connection reset (a TLS port? use rediss:// or --tls-ca)';
+  if (tls && reason === 'no answer: connecting timed out')
+    return 'no answer: connecting timed out (TLS to a port without TLS? use redis://)';
+  return reason;
+}
+
+function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const { code = '', message } = error as CodedError;
   if (UNTRUSTED.has(code))
@@ -56,8 +72,7 @@ export function describeConnectionError(error: unknown): string {
     return 'it asks for a password: give one in the URL (user:password@ before the host)';
   if (/^Command timed out/.test(message)) return 'no answer: a command timed out';
   if (/connect ETIMEDOUT|timed? ?out/i.test(message)) return 'no answer: connecting timed out';
-  if (/^Ready check failed: /.test(message))
-    return describeConnectionError(new Error(message.slice(20)));
+  if (/^Ready check failed: /.test(message)) return reasonOf(new Error(message.slice(20)));
   return message.split('\n')[0] ?? message;
 }
 
