@@ -155,6 +155,13 @@ describe('the rule', () => {
     expect(words.size).toBeGreaterThan(5);
   });
 
+  it('is the one docs/OPERATIONS.md and skyq acl show', async () => {
+    const docs = readFileSync(new URL('../docs/OPERATIONS.md', import.meta.url), 'utf8');
+    expect(docs).toContain(aclSetUser());
+    const printed = await runCli(['acl', '--prefix', PREFIX, '--user', 'app']);
+    expect(printed.stdout.trim()).toBe(aclSetUser(PREFIX, 'app'));
+  });
+
   it('escapes glob characters of the prefix and is accepted by Redis for any prefix', async () => {
     expect(aclKeyPatterns('a*b')).toEqual(['~a\\*b:*', '~{a\\*b:*']);
     await makeUser('odd', aclRule('we?rd[1]'));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The skyq command line: start, produce, stats, logs, dlq, cancel, bench.
+// The skyq command line: start, produce, stats, logs, dlq, cancel, bench, acl.
 import { Command } from 'commander';
 import { connectionChecksSettled } from '../redis/connection.js';
+import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { cliErrorLine } from './error-line.js';
@@ -21,6 +22,7 @@ registerLogs(program);
 registerDlq(program);
 registerCancel(program);
 registerBench(program);
+registerAcl(program);
 
 // The running command's prefix, so a NOPERM error can name the ACL rule for it.
 let prefix: string | undefined;
