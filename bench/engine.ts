@@ -6,7 +6,7 @@
  * Run: npm run build && node dist/bench/engine.js [--count N] [--json]
  */
 import { parseArgs } from 'node:util';
-import { Queue } from '../src/index.js';
+import { type Message, Queue } from '../src/index.js';
 import { startRedisServer } from '../src/redis/server.js';
 
 const GROUPS = 10;
@@ -52,11 +52,11 @@ async function measureAdd(url: string, count: number): Promise<number> {
 /** One claimer: its own connection, its own group, acks riding on the next poll. */
 async function drainGroup(queue: Queue, group: number, expected: number): Promise<Set<string>> {
   const seen = new Set<string>();
-  let ack: string[] = [];
+  let ack: Message[] = [];
   while (seen.size < expected || ack.length > 0) {
     const result = await queue.poll(group, { max: POLL_MAX, leaseMs: 60_000, ack });
-    ack = result.messages.map((m) => m.id);
-    for (const id of ack) seen.add(id);
+    ack = result.messages;
+    for (const message of ack) seen.add(message.id);
     if (result.messages.length === 0 && seen.size < expected) {
       throw new Error(`group ${group}: nothing to claim after ${seen.size} of ${expected}`);
     }

@@ -13,7 +13,7 @@ import {
   MAX_PRIORITY,
   rejectUnknown,
 } from './options.js';
-import { type Backoff, headerOf, serialiseBody } from './record.js';
+import { type Backoff, headerOf, recordOf, serialiseBody } from './record.js';
 
 export interface AddOptions {
   /** ms from now (default 0: ready at once) */
@@ -62,7 +62,9 @@ export interface PreparedMessage {
   callerId: string;
   due: { delay: number } | { runAt: number };
   priority: number;
-  record: string;
+  record: string | Buffer;
+  /** the record's size in bytes, for chunking calls */
+  bytes: number;
 }
 export function prepareMessage(
   config: QueueConfig,
@@ -96,12 +98,11 @@ export function prepareMessage(
   } else if (callerId) target = homeGroup(callerId, config.groups);
   else target = nextRoundRobin();
 
-  const text = serialiseBody(body, name('body'));
-  const bytes = Buffer.byteLength(text, 'utf8') - 1;
-  if (bytes > config.maxBodyBytes) {
+  const stored = serialiseBody(body, name('body'));
+  if (stored.bytes > config.maxBodyBytes) {
     throw errors.body(
       name('body'),
-      `is ${bytes} bytes, over the limit of ${config.maxBodyBytes} (maxBodyBytes)`,
+      `is ${stored.bytes} bytes, over the limit of ${config.maxBodyBytes} (maxBodyBytes)`,
     );
   }
   const checkedPriority = checkInteger(name('priority'), priority, 0, MAX_PRIORITY);
@@ -112,5 +113,12 @@ export function prepareMessage(
       attempts === undefined ? config.attempts : checkInteger(name('attempts'), attempts, 1, 1000),
     backoff: backoff === undefined ? config.backoff : checkBackoff(name('backoff'), backoff),
   });
-  return { group: target, callerId, due, priority: checkedPriority, record: header + text };
+  return {
+    group: target,
+    callerId,
+    due,
+    priority: checkedPriority,
+    record: recordOf(header, stored),
+    bytes: header.length + 1 + stored.bytes,
+  };
 }

@@ -18,8 +18,10 @@ export interface QueueOptions extends ConnectionOptions {
   maxBodyBytes?: number;
   /** attempts per message unless add() says otherwise (default 3) */
   attempts?: number;
-  /** retry backoff unless add() says otherwise (default exponential from 1 s) */
+  /** retry backoff unless add() says otherwise (default exponential from 1 s, at most 1 h) */
   backoff?: Backoff;
+  /** the connection's name in CLIENT LIST (default skyq) */
+  connectionName?: string;
 }
 
 export interface QueueConfig {
@@ -40,6 +42,7 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes = 1024 * 1024,
     attempts = 3,
     backoff = { type: 'exponential', delay: 1000 },
+    connectionName: _connectionName,
     ...rest
   } = checkObject('options', options);
   rejectUnknown('', withoutConnectionOptions(rest));

@@ -2,12 +2,14 @@
 // on it, or whose record could not be read. Kept with reason and last error
 // until retried or purged.
 import type { QueueConfig } from './config.js';
-import { checkGroup, checkId, checkInteger } from './options.js';
-import { type Body, decodeRecord } from './record.js';
+import { checkGroup, checkInteger, checkLookupId } from './options.js';
+import { type Body, decodeRecord, textOf } from './record.js';
 import type { ScriptName } from './redis/scripts.js';
 
 export interface DeadLetter {
+  /** the id (for ids that are not valid UTF-8, with \xNN escapes: use idBytes to act on them) */
   id: string;
+  idBytes?: Buffer;
   group: number;
   diedAt: number;
   reason: string;
@@ -18,16 +20,23 @@ export interface DeadLetter {
   body: Body;
 }
 
-type RunScript = (name: ScriptName, group: number, args: (string | number)[]) => Promise<unknown>;
+/** Runs a script on a group; replies come as Buffers. */
+type RunScript = (
+  name: ScriptName,
+  group: number,
+  args: (string | number | Buffer)[],
+) => Promise<unknown>;
 
 export interface DeadLetterSelection {
   /** only this group (default: all) */
   group?: number;
   /** only these ids (default: all) */
-  ids?: string[];
+  ids?: (string | Buffer)[];
 }
 
 const BATCH = 1000;
+/** Most bytes of records one dead-list call reads: a page of big bodies comes in several calls. */
+const PAGE_BYTES = 4 * 1024 * 1024;
 
 export class DeadLetters {
   readonly #config: QueueConfig;
@@ -66,7 +75,7 @@ export class DeadLetters {
 
   async #apply(name: 'dead-retry' | 'dead-purge', selection: DeadLetterSelection): Promise<number> {
     const groups = this.#groups(selection.group);
-    const ids = selection.ids?.map((id) => checkId('ids', id));
+    const ids = selection.ids?.map((id) => checkLookupId('ids', id));
     const counts = await Promise.all(
       groups.map(async (group) => {
         if (ids) {
@@ -81,8 +90,7 @@ export class DeadLetters {
         for (;;) {
           const moved = (await this.#run(name, group, ['*', BATCH])) as number;
           total += moved;
-          // dead-retry leaves unreadable records in place, so a short batch is not the end.
-          if (moved === 0 || (name === 'dead-purge' && moved < BATCH)) return total;
+          if (moved < BATCH) return total;
         }
       }),
     );
@@ -90,26 +98,14 @@ export class DeadLetters {
   }
 
   async #page(group: number, offset: number, limit: number): Promise<DeadLetter[]> {
-    const flat = (await this.#run('dead-list', group, [offset, limit])) as (string | false)[];
     const letters: DeadLetter[] = [];
-    for (let i = 0; i < flat.length; i += 6) {
-      const id = String(flat[i]);
-      const record = flat[i + 2] || '';
-      let body: Body = record;
-      try {
-        body = decodeRecord(id, record).body;
-      } catch {
-        // Unreadable records are dead letters for that very reason: show the raw text.
-      }
-      letters.push({
-        id,
-        group,
-        diedAt: Number(flat[i + 1]),
-        reason: flat[i + 3] || 'unknown',
-        lastError: flat[i + 4] || null,
-        attempts: Number(flat[i + 5]),
-        body,
-      });
+    // A call stops early once its records pass PAGE_BYTES: ask again from where it stopped.
+    while (letters.length < limit) {
+      const args = [offset + letters.length, limit - letters.length, PAGE_BYTES];
+      const flat = (await this.#run('dead-list', group, args)) as (Buffer | null)[];
+      for (let i = 0; i < flat.length; i += 6)
+        letters.push(deadLetter(group, flat.slice(i, i + 6)));
+      if (flat.length === 0 || flat.length / 6 >= limit) break;
     }
     return letters;
   }
@@ -118,4 +114,29 @@ export class DeadLetters {
     if (group !== undefined) return [checkGroup('group', group, this.#config.groups)];
     return Array.from({ length: this.#config.groups }, (_, g) => g);
   }
+}
+
+function deadLetter(group: number, fields: (Buffer | null)[]): DeadLetter {
+  const [id, diedAt, record, reason, lastError, attempts] = fields as [
+    Buffer,
+    ...(Buffer | null)[],
+  ];
+  let body: Body = record ? record.toString() : '';
+  try {
+    // A raw member that died before it was ever leased has no record: its id is its body.
+    body = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r')).body;
+  } catch {
+    // Unreadable records are dead letters for that very reason: show the stored text.
+  }
+  const text = textOf(id);
+  return {
+    id: text,
+    ...(text === id.toString() ? {} : { idBytes: Buffer.from(id) }),
+    group,
+    diedAt: Number(String(diedAt)),
+    reason: reason ? reason.toString() : 'unknown',
+    lastError: lastError ? lastError.toString() : null,
+    attempts: Number(String(attempts)),
+    body,
+  };
 }

@@ -10,6 +10,7 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_REDIS'
   | 'ERR_SKYQ_ACTOR'
   | 'ERR_SKYQ_TIMEOUT'
+  | 'ERR_SKYQ_PARTIAL_ADD'
   | 'ERR_SKYQ_UNREACHABLE'
   | 'ERR_SKYQ_NOPERM'
   | 'ERR_SKYQ_AUTH';
@@ -24,6 +25,39 @@ export class SkyqError extends Error {
     this.name = 'SkyqError';
     this.code = code;
     this.field = field;
+  }
+}
+
+/** addBulk when some calls failed: which items went in (their ids) and which did not, and why. */
+export class AddBulkError extends SkyqError {
+  /** per item, in order: its id when it was added, null when it was not */
+  readonly ids: (string | null)[];
+  readonly failures: { index: number; reason: string }[];
+  /**
+   * Sends the failed items again with the ids they were given, so an item whose call failed
+   * after Redis had applied it (a connection lost mid-call) is not added twice. Resolves the
+   * full id list; rejects with another AddBulkError when some fail again.
+   */
+  readonly retry: () => Promise<string[]>;
+
+  constructor(
+    ids: (string | null)[],
+    failures: { index: number; reason: string }[],
+    retry: () => Promise<string[]>,
+    cause: unknown,
+  ) {
+    const added = ids.length - failures.length;
+    super(
+      'ERR_SKYQ_PARTIAL_ADD',
+      `addBulk: ${failures.length} of ${ids.length} items were not added ` +
+        `(${failures[0]?.reason}); ${added} were (their ids are in .ids); .retry() sends the rest again`,
+      undefined,
+      cause,
+    );
+    this.name = 'AddBulkError';
+    this.ids = ids;
+    this.failures = failures;
+    this.retry = retry;
   }
 }
 

@@ -1,6 +1,7 @@
-// Generated ids are "<group>:<n in base36>", n from the group's seq counter.
-// The producer reserves n in blocks with one INCRBY, so add.lua does no
-// number formatting (slow in Lua) and ids stay short (memory per message).
+// Generated ids are "<group>:<length letter><n in base36>" (keys.ts), n from
+// the group's seq counter. The producer reserves n in blocks with one INCRBY,
+// so add.lua does no number formatting (slow in Lua) and ids stay short.
+import { generatedId } from './keys.js';
 import type { RedisClient } from './redis/connection.js';
 
 const MIN_BLOCK = 1000;
@@ -31,10 +32,15 @@ export class IdBlocks {
         continue;
       }
       const last = Math.min(block.end, block.next + count - ids.length - 1);
-      for (let n = block.next; n <= last; n++) ids.push(`${group}:${n.toString(36)}`);
+      for (let n = block.next; n <= last; n++) ids.push(generatedId(group, n));
       block.next = last + 1;
     }
     return ids;
+  }
+
+  /** Forgets the group's block: add.lua found one of its ids taken (the counter went back). */
+  discard(group: number): void {
+    this.#blocks.delete(group);
   }
 
   #reserve(group: number, wanted: number): Promise<void> {

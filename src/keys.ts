@@ -3,17 +3,21 @@
 // hashes its whole name) and the others wrap that name in braces.
 
 export const KEY_NAMES = [
-  'delayed', // zset id → due time (in the queue's score unit)
-  'ready', // zset id → priority * 2^33 + seq
+  'delayed', // zset id → due time (in the queue's score unit); other programs may ZADD here
+  'ready', // zset, score = priority, member = due ms (11 hex digits) + id: see lib.lua
   'active', // zset id → lease expiry (ms)
   'dead', // zset id → time it died (ms)
-  'msg', // hash id → record
-  'due', // hash id → due time (ms), for ready and active messages
+  'msg', // hash id → record (header + body); raw members get a header-only record when leased
+  'due', // hash id → due ms (ready), or "<due ms>/<lease token>" (active)
+  'pri', // hash id → priority, only for priorities other than 0
   'att', // hash id → failed attempts so far
   'err', // hash id → last error
   'reason', // hash id → why it is a dead letter
-  'seq', // counter for generated ids and ready order
+  'seq', // counter for generated ids (producers reserve blocks of it)
+  'tok', // counter for lease tokens
   'wake', // list holding at most one token: wakes an idle consumer
+  'next', // string: when a consumer will look at the group anyway (ms); absent = nobody waits on a time
+  'paused', // string present while the group is paused: claims lease nothing
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];
@@ -28,7 +32,18 @@ export function keyOf(prefix: string, group: number, name: KeyName): string {
   return groupKeys(prefix, group)[KEY_NAMES.indexOf(name)] as string;
 }
 
-const GENERATED_ID = /^(\d+):[0-9a-z]+$/;
+/**
+ * Generated ids: "<group>:<length letter><base36 number>". The letter (a = 1 digit, b = 2, …)
+ * makes text order equal number order, so ids one producer generates sort in the order it
+ * added them (the tie-break among messages due in the same millisecond). Caller ids may not
+ * take this form, so the two can never collide.
+ */
+export const GENERATED_ID = /^(\d+):[a-k][0-9a-z]+$/;
+
+export function generatedId(group: number, n: number): string {
+  const digits = n.toString(36);
+  return `${group}:${String.fromCharCode(96 + digits.length)}${digits}`;
+}
 
 /** FNV-1a over UTF-8: stable across processes and versions. */
 export function hashString(text: string): number {
@@ -42,7 +57,7 @@ export function hashString(text: string): number {
 
 /**
  * The group an id lives in when the caller did not name one: generated ids
- * carry it (`3:1kz`), any other id is hashed. Lookups try this group first.
+ * carry it (`3:c1kz`), any other id is hashed. Lookups try this group first.
  */
 export function homeGroup(id: string, groups: number): number {
   const match = GENERATED_ID.exec(id);

@@ -1,5 +1,5 @@
 // What get() tells about one message, from an inspect.lua reply.
-import { type Body, type DecodedRecord, decodeRecord } from './record.js';
+import { type Body, type DecodedRecord, decodeRecord, textOf } from './record.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
 
@@ -18,31 +18,38 @@ export interface MessageInfo {
   deadReason: string | null;
 }
 
+/**
+ * `reply` is inspect.lua's, as Buffers. A raw member that was never leased has no record:
+ * it is shown with the queue's defaults (`rawHeader`), its id as the body.
+ */
 export function messageInfo(
-  id: string,
+  id: Buffer,
   group: number,
-  reply: (string | false)[],
+  reply: (Buffer | number | null)[],
   rawHeader: string,
 ): MessageInfo {
-  const [state, record, failed, lastError, deadReason, dueMs] = reply;
+  const [state, record, failed, lastError, deadReason, dueMs, , priority] = reply;
+  const text = (value: Buffer | number | null | undefined) =>
+    value === null || value === undefined ? null : String(value);
+  const raw = Buffer.from(`${rawHeader}r`);
   let decoded: DecodedRecord;
   try {
-    decoded = decodeRecord(id, record || rawHeader + id);
+    decoded = decodeRecord(id, (record as Buffer | null) ?? raw);
   } catch {
     // Show what is stored rather than hide the message.
-    decoded = { ...decodeRecord(id, rawHeader), body: record || '' };
+    decoded = { ...decodeRecord(id, raw), body: String(record) };
   }
   return {
-    id,
+    id: textOf(id),
     group,
-    state: state as MessageState,
+    state: String(state) as MessageState,
     body: decoded.body,
-    priority: decoded.priority,
-    attempts: Number(failed) + (state === 'active' ? 1 : 0),
+    priority: Number(text(priority) ?? decoded.priority),
+    attempts: Number(text(failed)) + (String(state) === 'active' ? 1 : 0),
     maxAttempts: decoded.maxAttempts,
-    dueAt: dueMs ? Number(dueMs) : null,
+    dueAt: dueMs === null || dueMs === undefined ? null : Number(text(dueMs)),
     enqueuedAt: decoded.enqueuedAt,
-    lastError: lastError || null,
-    deadReason: deadReason || null,
+    lastError: text(lastError),
+    deadReason: text(deadReason),
   };
 }

@@ -1,8 +1,10 @@
 // What a consumer receives, and how a claim.lua reply becomes messages.
+import { isUtf8 } from 'node:buffer';
 import type { Body } from './record.js';
-import { decodeRecord } from './record.js';
+import { decodeRecord, textOf } from './record.js';
 
 export interface Message<T extends Body = Body> {
+  /** the id; for a raw member that is not valid UTF-8, its bytes with \xNN escapes */
   id: string;
   group: number;
   body: T;
@@ -14,6 +16,10 @@ export interface Message<T extends Body = Body> {
   dueAt: number;
   /** when add() was called (epoch ms, producer clock); null for raw members */
   enqueuedAt: number | null;
+  /** this delivery's lease: ack, fail, release and extendLease act only while it holds */
+  readonly token: string;
+  /** the id's exact bytes when they are not valid UTF-8 (raw members other programs added) */
+  readonly idBytes?: Buffer;
 }
 
 export interface PollResult {
@@ -22,38 +28,74 @@ export interface PollResult {
   now: number;
   /** when to look again if nothing came: next due time or lease expiry; -1 = nothing pending */
   nextDueAt: number;
-  /** how many of the acks sent with the poll were still leased */
+  /** how many of the acks sent with the poll were still the caller's */
   acked: number;
-  /** leased messages whose record could not be read: the caller dead-letters them */
-  malformed: { id: string; reason: string }[];
+  /** acks refused because the lease had passed to another consumer (its ids) */
+  stale: string[];
+  /** the group is paused: nothing was leased; resuming wakes the consumer */
+  paused: boolean;
+  /** leased messages whose record could not be read: poll dead-letters them */
+  malformed: { message: Message; reason: string }[];
 }
 
+/** The key Redis knows a message by: its exact bytes when the id is not valid UTF-8. */
+export const keyOf = (message: Pick<Message, 'id' | 'idBytes'>): string | Buffer =>
+  message.idBytes ?? message.id;
+
+/** Parses claim.lua's reply, asked for as Buffers so any member's bytes survive. */
 export function parseClaimReply(group: number, reply: unknown): PollResult {
-  const flat = reply as (string | number)[];
+  const flat = reply as (Buffer | number)[];
+  const token = String(flat[4]);
+  const staleCount = Number(flat[5]);
   const result: PollResult = {
     messages: [],
     now: Number(flat[0]),
     nextDueAt: Number(flat[1]),
     acked: Number(flat[2]),
+    paused: Number(flat[3]) === 1,
+    stale: flat.slice(6, 6 + staleCount).map((id) => textOf(id as Buffer)),
     malformed: [],
   };
-  for (let i = 3; i < flat.length; i += 4) {
-    const id = String(flat[i]);
+  for (let i = 6 + staleCount; i < flat.length; i += 4) {
+    const raw = flat[i] as Buffer;
+    const utf8 = isUtf8(raw);
+    const base = {
+      id: utf8 ? raw.toString('utf8') : textOf(raw),
+      group,
+      attempts: Number(flat[i + 2]) + 1,
+      dueAt: Number(flat[i + 3]),
+      token,
+      ...(utf8 ? {} : { idBytes: Buffer.from(raw) }),
+    };
     try {
-      const record = decodeRecord(id, String(flat[i + 1]));
+      const record = decodeRecord(raw, flat[i + 1] as Buffer);
       result.messages.push({
-        id,
-        group,
+        ...base,
         body: record.body,
-        attempts: Number(flat[i + 2]) + 1,
         maxAttempts: record.maxAttempts,
         priority: record.priority,
-        dueAt: Number(flat[i + 3]),
         enqueuedAt: record.enqueuedAt,
       });
     } catch (error) {
-      result.malformed.push({ id, reason: (error as Error).message });
+      const message = { ...base, body: null, maxAttempts: 1, priority: 0, enqueuedAt: null };
+      result.malformed.push({ message, reason: (error as Error).message });
     }
   }
   return result;
+}
+
+/** ARGV for the lease scripts: token, count, ids... for each token among the messages. */
+export function leaseArgs(messages: readonly Message[]): (string | Buffer)[] {
+  const byToken = new Map<string, (string | Buffer)[]>();
+  for (const message of messages) {
+    const ids = byToken.get(message.token);
+    if (ids) ids.push(keyOf(message));
+    else byToken.set(message.token, [keyOf(message)]);
+  }
+  const args: (string | Buffer)[] = [];
+  for (const [token, ids] of byToken) {
+    args.push(token, String(ids.length));
+    for (const id of ids) args.push(id);
+  }
+  return args;
 }

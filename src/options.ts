@@ -1,6 +1,7 @@
 // Validation of everything a caller passes in. Each check names the field, so
 // `add(body, { delay: -1 })` rejects with "delay: must be ≥ 0 (got -1)".
 import { errors } from './errors.js';
+import { GENERATED_ID } from './keys.js';
 import type { Backoff } from './record.js';
 
 export const MAX_PRIORITY = 1_000_000;
@@ -34,9 +35,17 @@ export function checkEpochMs(field: string, value: unknown): number {
   return Math.round(ms);
 }
 
+/** A caller's own id for a new message: printable, and not of the generated form. */
 export function checkId(field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw errors.invalidOption(field, 'must be a non-empty string', value);
+  }
+  if (GENERATED_ID.test(value)) {
+    throw errors.invalidOption(
+      field,
+      'ids of the form <group>:<letter a–k><base36 digits> are reserved for generated ids',
+      value,
+    );
   }
   if (value.length > MAX_ID_LENGTH) {
     throw errors.invalidOption(field, `must be at most ${MAX_ID_LENGTH} characters`, value);
@@ -44,6 +53,14 @@ export function checkId(field: string, value: unknown): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting them is the point
   if (/[\s\u0000-\u001f\u007f]/.test(value)) {
     throw errors.invalidOption(field, 'must not contain spaces or control characters', value);
+  }
+  return value;
+}
+
+/** An id to look up (get, cancel, …): any member Redis can store, as text or exact bytes. */
+export function checkLookupId(field: string, value: unknown): string | Buffer {
+  if (typeof value !== 'string' && !Buffer.isBuffer(value)) {
+    throw errors.invalidOption(field, 'must be a string or a Buffer', value);
   }
   return value;
 }
@@ -59,16 +76,18 @@ export function checkBackoff(field: string, value: unknown): Backoff {
   if (typeof value !== 'object' || value === null) {
     throw errors.invalidOption(
       field,
-      "must be { type: 'fixed' | 'exponential', delay: ms }",
+      "must be { type: 'fixed' | 'exponential', delay: ms, max?: ms }",
       value,
     );
   }
-  const { type, delay, ...rest } = value as Record<string, unknown>;
+  const { type, delay, max, ...rest } = value as Record<string, unknown>;
   rejectUnknown(field, rest);
   if (type !== 'fixed' && type !== 'exponential') {
     throw errors.invalidOption(`${field}.type`, "must be 'fixed' or 'exponential'", type);
   }
-  return { type, delay: checkDuration(`${field}.delay`, delay) };
+  const backoff: Backoff = { type, delay: checkDuration(`${field}.delay`, delay) };
+  if (max !== undefined) backoff.max = checkDuration(`${field}.max`, max);
+  return backoff;
 }
 
 /** Unknown option names are typos more often than not: say so. */

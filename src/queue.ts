@@ -1,30 +1,32 @@
 // The Queue: add, cancel, reschedule and inspect messages, plus the consumer
-// primitives (claim, ack, fail, extendLease) the actor runtime is built on.
-// Each state change is one Lua script call on one group's hash slot.
-import {
-  type AddOptions,
-  dueArgument,
-  type PreparedMessage,
-  prepareMessage,
-} from './add-options.js';
+// primitives (claim, ack, fail, extendLease, release) the actor runtime is
+// built on. Each state change is one Lua script call on one group's hash slot.
+import { type AddContext, addPrepared } from './add-bulk.js';
+import { type AddOptions, dueArgument, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
 import { errors } from './errors.js';
 import { IdBlocks } from './id-blocks.js';
 import { groupKeys, homeGroup, keyOf } from './keys.js';
-import { type Message, type PollResult, parseClaimReply } from './message.js';
+import {
+  leaseArgs,
+  type Message,
+  keyOf as messageKey,
+  type PollResult,
+  parseClaimReply,
+} from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import {
   checkDuration,
   checkGroup,
-  checkId,
   checkInteger,
+  checkLookupId,
   checkObject,
   rejectUnknown,
 } from './options.js';
-import { type Body, headerOf } from './record.js';
-import { connect, type RedisClient } from './redis/connection.js';
+import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
+import { connect, isCluster, type RedisClient } from './redis/connection.js';
 import { explainRedisError } from './redis/explain.js';
 import { type ScriptName, Scripts } from './redis/scripts.js';
 
@@ -34,13 +36,16 @@ export interface GroupCounts {
   ready: number;
   active: number;
   dead: number;
+  paused: boolean;
+  /** set when this group could not be read (a key of the wrong type, …); the figures are 0 */
+  error?: string;
 }
 
 export interface PollOptions {
   max?: number;
   leaseMs?: number;
-  /** ids finished since the last poll: acked in the same call */
-  ack?: string[];
+  /** messages finished since the last poll: acked in the same call */
+  ack?: readonly Message[];
   /**
    * When nothing is ready, also lease messages due within this many ms (default 0);
    * the caller must start each one at its `dueAt`.
@@ -48,10 +53,12 @@ export interface PollOptions {
   lookaheadMs?: number;
 }
 
-/** Messages per add.lua call: big enough to amortise, small enough to keep Redis responsive. */
-const ADD_CHUNK = 1000;
 /** Most due messages one claim promotes (or expired leases it recovers). */
 const PROMOTE_LIMIT = 5000;
+/** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
+const CLAIM_BYTES = 4 * 1024 * 1024;
+
+type Args = (string | number | Buffer)[];
 
 export class Queue {
   readonly config: QueueConfig;
@@ -61,35 +68,54 @@ export class Queue {
   readonly #ownsClient: boolean;
   readonly #keys: string[][];
   readonly #rawHeader: string;
-  /** Redis's clock as seen from here (due times are on it). */
-  readonly clock: RedisClock;
-  readonly #idBlocks: IdBlocks;
-  #roundRobin = 0;
+  /** Redis's clock as seen from here: one per server (on a cluster, per group's master). */
+  readonly #clocks = new Map<number, RedisClock>();
+  readonly #adder: AddContext;
+  #roundRobin: number;
   #closed = false;
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
     this.#ownsClient = options.connection === undefined;
-    this.client = options.connection ?? connect(options, { name: 'skyq' });
+    this.client =
+      options.connection ?? connect(options, { name: options.connectionName ?? 'skyq' });
     this.#scripts = new Scripts(this.client);
     this.#keys = Array.from({ length: this.config.groups }, (_, g) =>
       groupKeys(this.config.prefix, g),
     );
-    this.clock = new RedisClock(this.client);
-    this.#idBlocks = new IdBlocks(
-      this.client,
-      this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq')),
-    );
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
-    this.#rawHeader = `${headerOf({ ...defaults, backoff: this.config.backoff })}s`;
+    this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
     this.deadLetters = new DeadLetters(this.config, (name, group, args) =>
-      this.run(name, group, args),
+      this.#runBuffer(name, group, args),
     );
+    // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
+    this.#roundRobin = Math.floor(Math.random() * this.config.groups);
+    const seqKeys = this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq'));
+    this.#adder = {
+      config: this.config,
+      idBlocks: new IdBlocks(this.client, seqKeys),
+      now: (group) => this.clock(group).now(),
+      run: (group, args) => this.run('add', group, args),
+    };
   }
 
   /** Resolves once connected with every script loaded on every server. */
   async ready(): Promise<void> {
-    await Promise.all([this.#scripts.preload(), this.clock.measure()]);
+    await Promise.all([this.#scripts.preload(), this.clock(0).measure()]);
+  }
+
+  /** Redis's clock for a group's server (the same one for every group on a standalone server). */
+  clock(group: number): RedisClock {
+    const key = isCluster(this.client) ? group : 0;
+    let clock = this.#clocks.get(key);
+    if (!clock) {
+      const read = isCluster(this.client)
+        ? () => this.run('time', group, []) as Promise<[string, string]>
+        : () => this.client.time() as Promise<[number, number]>;
+      clock = new RedisClock(read);
+      this.#clocks.set(key, clock);
+    }
+    return clock;
   }
 
   async add(body: Body, options?: AddOptions): Promise<string> {
@@ -97,7 +123,10 @@ export class Queue {
     return id as string;
   }
 
-  /** Adds many messages in one add.lua call per group and chunk of 1,000. */
+  /**
+   * Adds many messages in one add.lua call per group and chunk. When some calls fail, rejects
+   * with an AddBulkError saying which items went in (their ids) and which did not.
+   */
   async addBulk(items: { body: Body; options?: AddOptions | undefined }[]): Promise<string[]> {
     if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
     const many = items.length > 1;
@@ -107,57 +136,20 @@ export class Queue {
         throw errors.invalidOption(field || 'item', 'must be { body, options }');
       return prepareMessage(this.config, item.body, item.options, () => this.#nextGroup(), field);
     });
-    const byGroup = new Map<number, number[]>();
-    prepared.forEach((message, index) => {
-      const list = byGroup.get(message.group) ?? [];
-      list.push(index);
-      byGroup.set(message.group, list);
-    });
-    const ids = new Array<string>(items.length);
-    const calls: Promise<void>[] = [];
-    for (const [group, indexes] of byGroup) {
-      for (let start = 0; start < indexes.length; start += ADD_CHUNK) {
-        const chunk = indexes.slice(start, start + ADD_CHUNK);
-        calls.push(this.#addChunk(group, chunk, prepared, ids));
-      }
-    }
-    await Promise.all(calls);
-    return ids;
-  }
-
-  async #addChunk(group: number, chunk: number[], prepared: PreparedMessage[], ids: string[]) {
-    const messages = chunk.map((index) => prepared[index] as PreparedMessage);
-    const generated = await this.#idBlocks.take(group, messages.filter((m) => !m.callerId).length);
-    const now = await this.clock.now();
-    const unit = this.config.unitMs;
-    const args: string[] = ['0', ''];
-    let earliest = Number.POSITIVE_INFINITY;
-    let nextGenerated = 0;
-    messages.forEach((message, i) => {
-      const id = message.callerId || (generated[nextGenerated++] as string);
-      ids[chunk[i] as number] = id;
-      if (message.callerId) args[0] = '1';
-      const dueMs = 'runAt' in message.due ? message.due.runAt : now + message.due.delay;
-      // Due now goes straight to the ready set; later, to the delayed set.
-      const score = dueMs <= now ? '' : String(unit === 1 ? dueMs : dueMs / unit);
-      if (score && dueMs < earliest) earliest = dueMs;
-      args.push(id, score, String(message.priority), message.record);
-    });
-    if (earliest !== Number.POSITIVE_INFINITY)
-      args[1] = String(unit === 1 ? earliest : earliest / unit);
-    await this.run('add', group, args);
+    if (this.#closed) throw errors.closed('queue');
+    return addPrepared(this.#adder, prepared);
   }
 
   /** Removes a delayed or ready message; false when unknown, running or dead. */
-  async cancel(id: string, options?: { group?: number }): Promise<boolean> {
-    return this.#onFirstGroup(id, options, (group) =>
-      this.run('cancel', group, [id]).then(Boolean),
+  async cancel(id: string | Buffer, options?: { group?: number }): Promise<boolean> {
+    return this.#onFirstGroup(id, options, (group, key) =>
+      this.run('cancel', group, [key]).then(Boolean),
     );
   }
 
   /** Gives a delayed or ready message a new due time; false when unknown, running or dead. */
   async reschedule(
-    id: string,
+    id: string | Buffer,
     options: { delay?: number; runAt?: number | Date; group?: number },
   ): Promise<boolean> {
     const { delay, runAt, group, ...rest } = checkObject('options', options);
@@ -165,32 +157,54 @@ export class Queue {
     if (delay === undefined && runAt === undefined)
       throw errors.invalidOption('delay', 'give delay or runAt');
     const when = dueArgument(delay, runAt);
-    return this.#onFirstGroup(id, { group }, (g) =>
-      this.run('reschedule', g, [String(this.config.unitMs), id, when]).then(Boolean),
+    return this.#onFirstGroup(id, { group }, (g, key) =>
+      this.run('reschedule', g, [this.config.unitMs, key, when]).then(Boolean),
     );
   }
 
-  async get(id: string, options?: { group?: number }): Promise<MessageInfo | null> {
+  async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo | null> {
     let found: MessageInfo | null = null;
-    await this.#onFirstGroup(id, options, async (group) => {
-      const reply = (await this.run('inspect', group, [String(this.config.unitMs), id])) as (
-        | string
-        | false
+    await this.#onFirstGroup(id, options, async (group, key) => {
+      const reply = (await this.#runBuffer('inspect', group, [this.config.unitMs, key])) as (
+        | Buffer
+        | number
+        | null
       )[];
       if (!reply[0]) return false;
-      found = messageInfo(id, group, reply, this.#rawHeader);
+      found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
       return true;
     });
     return found;
   }
 
+  /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
   async counts(): Promise<GroupCounts[]> {
     return Promise.all(
-      this.#keys.map(async (_, group) => {
-        const [delayed, ready, active, dead] = (await this.run('counts', group, [])) as number[];
-        return { group, delayed, ready, active, dead } as GroupCounts;
+      this.#keys.map(async (_, group): Promise<GroupCounts> => {
+        try {
+          const [delayed, ready, active, dead, paused] = (await this.run(
+            'counts',
+            group,
+            [],
+          )) as number[];
+          return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
+        } catch (error) {
+          if (this.#closed) throw error;
+          const reason = error instanceof Error ? error.message : String(error);
+          return { group, delayed: 0, ready: 0, active: 0, dead: 0, paused: false, error: reason };
+        }
       }),
     );
+  }
+
+  /** Pauses one group, or all: claims lease nothing until resume(); every launcher honours it. */
+  async pause(group?: number): Promise<number[]> {
+    return this.#setPaused('on', group);
+  }
+
+  /** Resumes one group, or all, and wakes their consumers. */
+  async resume(group?: number): Promise<number[]> {
+    return this.#setPaused('off', group);
   }
 
   /** Promotes what is due and leases up to `max` ready messages, by priority then age. */
@@ -203,71 +217,82 @@ export class Queue {
     checkGroup('group', group, this.config.groups);
     const max = checkInteger('max', options.max ?? 100, 1, 10_000);
     const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
-    const ack = (options.ack ?? []).map((id) => checkId('ack', id));
     const lookahead = checkDuration('lookaheadMs', options.lookaheadMs ?? 0, 60_000);
-    const args = [
-      String(this.config.unitMs),
+    const args: Args = [
+      this.config.unitMs,
       max,
       leaseMs,
       PROMOTE_LIMIT,
       this.#rawHeader,
       lookahead,
-      ...ack,
+      CLAIM_BYTES,
     ];
-    const result = parseClaimReply(group, await this.run('claim', group, args));
-    // A record we cannot read must not stop the others: dead-letter it with the reason.
-    for (const bad of result.malformed) {
-      await this.run('fail', group, [
-        String(this.config.unitMs),
-        bad.id,
-        bad.reason,
-        'dead',
-        bad.reason,
-      ]);
+    if (options.ack && options.ack.length > 0) {
+      for (const arg of leaseArgs(this.#ofGroup(group, options.ack))) args.push(arg);
     }
+    const result = parseClaimReply(group, await this.#runBuffer('claim', group, args));
+    // A record we cannot read must not stop the others: dead-letter it with the reason.
+    for (const bad of result.malformed) await this.#fail(bad.message, bad.reason, 'dead');
     return result;
   }
 
-  async ack(group: number, ids: string[]): Promise<number> {
-    checkGroup('group', group, this.config.groups);
-    if (ids.length === 0) return 0;
-    return (await this.run(
-      'ack',
-      group,
-      ids.map((id) => checkId('ids', id)),
-    )) as number;
+  /** Acks finished messages; returns how many were still the caller's (see Message.token). */
+  async ack(messages: readonly Message[]): Promise<number> {
+    let acked = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      acked += ((await this.run('ack', group, leaseArgs(list))) as number[])[0] as number;
+    }
+    return acked;
   }
 
-  /** Retries with the message's backoff, or dead-letters it after its last attempt. */
-  async fail(group: number, id: string, error: unknown): Promise<'retry' | 'dead' | 'gone'> {
-    checkGroup('group', group, this.config.groups);
+  /**
+   * Retries a failed message with its backoff, or dead-letters it after its last attempt.
+   * 'stale': the lease had passed to another consumer, and nothing changed.
+   */
+  async fail(message: Message, error: unknown): Promise<'retry' | 'dead' | 'stale'> {
     const text = error instanceof Error ? error.message || error.name : String(error);
-    return (await this.run('fail', group, [
-      String(this.config.unitMs),
-      checkId('id', id),
-      text,
-      'retry',
-      '',
-    ])) as 'retry' | 'dead' | 'gone';
+    return this.#fail(message, text, 'retry');
   }
 
-  async extendLease(group: number, ids: string[], leaseMs: number): Promise<number> {
-    checkGroup('group', group, this.config.groups);
-    if (ids.length === 0) return 0;
-    return (await this.run('extend', group, [checkDuration('leaseMs', leaseMs), ...ids])) as number;
+  /** Renews leases; returns how many were still the caller's. */
+  async extendLease(messages: readonly Message[], leaseMs: number): Promise<number> {
+    const ms = checkDuration('leaseMs', leaseMs);
+    let renewed = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      const reply = (await this.run('extend', group, [ms, ...leaseArgs(list)])) as number[];
+      renewed += reply[0] as number;
+    }
+    return renewed;
   }
 
-  /** Hands leases back without counting an attempt (a consumer shutting down). */
-  async release(group: number, ids: string[]): Promise<number> {
-    checkGroup('group', group, this.config.groups);
-    if (ids.length === 0) return 0;
-    return (await this.run('release', group, [String(this.config.unitMs), ...ids])) as number;
+  /**
+   * Hands leases back (a consumer shutting down), without counting an attempt unless
+   * `attempted` (the handler ran and would not stop).
+   */
+  async release(
+    messages: readonly Message[],
+    options: { attempted?: boolean } = {},
+  ): Promise<number> {
+    let released = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      const args = [this.config.unitMs, options.attempted ? '1' : '', ...leaseArgs(list)];
+      released += (await this.run('release', group, args)) as number;
+    }
+    return released;
   }
 
   /** Runs one script against one group's keys. */
-  run(name: ScriptName, group: number, args: (string | number)[]): Promise<unknown> {
+  run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
+  }
+
+  /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
+  #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
+    if (this.#closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
       throw explainRedisError(error, this.config.prefix, this.client);
     });
   }
@@ -278,24 +303,75 @@ export class Queue {
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 
+  #fail(
+    message: Message,
+    text: string,
+    mode: 'retry' | 'dead',
+  ): Promise<'retry' | 'dead' | 'stale'> {
+    const group = checkGroup('message.group', message?.group, this.config.groups);
+    this.#ofGroup(group, [message]);
+    const args = [
+      this.config.unitMs,
+      message.token,
+      messageKey(message),
+      text,
+      mode,
+      mode === 'dead' ? text : '',
+      this.config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS,
+    ];
+    return this.run('fail', group, args) as Promise<'retry' | 'dead' | 'stale'>;
+  }
+
+  async #setPaused(state: 'on' | 'off', group: number | undefined): Promise<number[]> {
+    const groups =
+      group === undefined
+        ? this.#keys.map((_, g) => g)
+        : [checkGroup('group', group, this.config.groups)];
+    const changed = await Promise.all(groups.map((g) => this.run('pause', g, [state])));
+    return groups.filter((_, i) => changed[i] === 1);
+  }
+
   #nextGroup(): number {
     const group = this.#roundRobin;
     this.#roundRobin = (group + 1) % this.config.groups;
     return group;
   }
 
+  /** Claimed messages, checked to belong to `group`. */
+  #ofGroup(group: number, messages: readonly Message[]): readonly Message[] {
+    for (const message of messages) {
+      if (typeof message?.token !== 'string' || message.group !== group) {
+        throw errors.invalidOption('messages', `must be messages claimed from group ${group}`);
+      }
+    }
+    return messages;
+  }
+
+  #byGroup(messages: readonly Message[]): Map<number, Message[]> {
+    if (!Array.isArray(messages)) throw errors.invalidOption('messages', 'must be an array');
+    const out = new Map<number, Message[]>();
+    for (const message of messages) {
+      checkGroup('messages[].group', message?.group, this.config.groups);
+      this.#ofGroup(message.group, [message]);
+      const list = out.get(message.group);
+      if (list) list.push(message);
+      else out.set(message.group, [message]);
+    }
+    return out;
+  }
+
   /** Tries the id's home group first, then every other group at once. */
   async #onFirstGroup(
-    id: string,
+    id: string | Buffer,
     options: { group?: unknown } | undefined,
-    attempt: (group: number) => Promise<boolean>,
+    attempt: (group: number, key: string | Buffer) => Promise<boolean>,
   ): Promise<boolean> {
-    checkId('id', id);
+    const key = checkLookupId('id', id);
     const named = options?.group;
-    if (named !== undefined) return attempt(checkGroup('group', named, this.config.groups));
-    const home = homeGroup(id, this.config.groups);
-    if (await attempt(home)) return true;
+    if (named !== undefined) return attempt(checkGroup('group', named, this.config.groups), key);
+    const home = homeGroup(typeof key === 'string' ? key : textOf(key), this.config.groups);
+    if (await attempt(home, key)) return true;
     const others = this.#keys.map((_, g) => g).filter((g) => g !== home);
-    return (await Promise.all(others.map(attempt))).some(Boolean);
+    return (await Promise.all(others.map((g) => attempt(g, key)))).some(Boolean);
   }
 }

@@ -1,6 +1,8 @@
 // One message is one hash field: a short header, then the body. Lua reads the
-// header (priority, attempts, backoff) with one pattern; see lua/lib.lua.
-//   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>|<s|j><body>
+// header (attempts, backoff) with one pattern when a message fails; see lua/lib.lua.
+//   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|<kind><body>
+// kind: s string, j JSON, b bytes, r a raw member (no body stored: the body is its id).
+import { isUtf8 } from 'node:buffer';
 import { errors } from './errors.js';
 
 export type JsonValue =
@@ -10,14 +12,18 @@ export type JsonValue =
   | null
   | JsonValue[]
   | { [key: string]: JsonValue };
-/** A body is a string (stored as is) or any JSON value. */
-export type Body = JsonValue;
+/** A body is a string (stored as is), bytes (a Buffer or Uint8Array), or any JSON value. */
+export type Body = JsonValue | Buffer;
 
 export interface Backoff {
   type: 'fixed' | 'exponential';
   /** ms before the first retry; exponential doubles it for each further one */
   delay: number;
+  /** longest wait between attempts, in ms (default 1 hour) */
+  max?: number;
 }
+
+export const DEFAULT_BACKOFF_MAX_MS = 3_600_000;
 
 export interface RecordFields {
   enqueuedAt: number | null;
@@ -30,11 +36,24 @@ export interface DecodedRecord extends RecordFields {
   body: Body;
 }
 
-/** The text a body is stored as; throws a body error when it cannot be serialised. */
-export function serialiseBody(body: unknown, field = 'body'): string {
-  if (typeof body === 'string') return `s${body}`;
+/** A body ready to store: its kind letter and its text or bytes. */
+export interface StoredBody {
+  kind: 's' | 'j' | 'b';
+  data: string | Buffer;
+  bytes: number;
+}
+
+/** Checks and encodes a body; throws a body error naming `field` when it cannot be stored. */
+export function serialiseBody(body: unknown, field = 'body'): StoredBody {
+  if (typeof body === 'string') return { kind: 's', data: body, bytes: Buffer.byteLength(body) };
+  if (body instanceof Uint8Array) {
+    const data = Buffer.isBuffer(body)
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.length);
+    return { kind: 'b', data, bytes: data.length };
+  }
   if (body === undefined || typeof body === 'function' || typeof body === 'symbol') {
-    throw errors.body(field, `must be a string or a JSON value, not ${typeof body}`);
+    throw errors.body(field, `must be a string, bytes or a JSON value, not ${typeof body}`);
   }
   let json: string | undefined;
   try {
@@ -43,35 +62,74 @@ export function serialiseBody(body: unknown, field = 'body'): string {
     throw errors.body(field, `cannot be serialised to JSON: ${(cause as Error).message}`, cause);
   }
   if (json === undefined) throw errors.body(field, 'cannot be serialised to JSON');
-  return `j${json}`;
+  return { kind: 'j', data: json, bytes: Buffer.byteLength(json) };
 }
 
 export function headerOf(fields: RecordFields): string {
   const enq = fields.enqueuedAt === null ? '' : fields.enqueuedAt.toString(36);
-  const backoff = `${fields.backoff.type === 'fixed' ? 'f' : 'e'}${fields.backoff.delay}`;
-  return `${enq}|${fields.priority}|${fields.maxAttempts}|${backoff}|`;
+  const { type, delay, max = DEFAULT_BACKOFF_MAX_MS } = fields.backoff;
+  const cap = max === DEFAULT_BACKOFF_MAX_MS ? '' : `-${max}`;
+  return `${enq}|${fields.priority}|${fields.maxAttempts}|${type === 'fixed' ? 'f' : 'e'}${delay}${cap}|`;
 }
 
-const HEADER = /^([0-9a-z]*)\|(\d+)\|(\d+)\|([fe])(\d+)\|([sj])/;
+/** The stored record: header, kind letter, body. Bytes stay bytes (ioredis sends Buffers as is). */
+export function recordOf(header: string, body: StoredBody): string | Buffer {
+  if (typeof body.data === 'string') return `${header}${body.kind}${body.data}`;
+  return Buffer.concat([Buffer.from(`${header}${body.kind}`), body.data]);
+}
 
-export function decodeRecord(id: string, record: string): DecodedRecord {
-  const match = HEADER.exec(record);
-  if (!match) throw errors.malformedRecord(id, 'header does not parse');
-  const [head, enq, priority, maxAttempts, kind, delay, bodyKind] = match as unknown as string[];
-  const text = record.slice((head as string).length);
-  let body: Body = text;
-  if (bodyKind === 'j') {
-    try {
-      body = JSON.parse(text) as Body;
-    } catch (cause) {
-      throw errors.malformedRecord(id, `body is not valid JSON (${(cause as Error).message})`);
+const BAR = 0x7c; // '|'
+const HEADER = /^([0-9a-z]*)\|(\d+)\|(\d+)\|([fe])(\d+)(?:-(\d+))?\|$/;
+
+/**
+ * Reads a record as Redis returned it. `id` is the message id's bytes: a raw member's body
+ * is its id (a string when it is valid UTF-8, else the bytes).
+ */
+export function decodeRecord(id: Buffer, record: Buffer): DecodedRecord {
+  let end = -1;
+  for (let i = 0, bars = 0; i < record.length && i < 64; i++) {
+    if (record[i] === BAR && ++bars === 4) {
+      end = i;
+      break;
     }
   }
-  return {
+  const match = end < 0 ? null : HEADER.exec(record.toString('latin1', 0, end + 1));
+  if (!match) throw errors.malformedRecord(textOf(id), 'header does not parse');
+  const [, enq, priority, maxAttempts, kind, delay, max] = match as unknown as string[];
+  const fields: RecordFields = {
     enqueuedAt: enq ? Number.parseInt(enq, 36) : null,
     priority: Number(priority),
     maxAttempts: Number(maxAttempts),
-    backoff: { type: kind === 'f' ? 'fixed' : 'exponential', delay: Number(delay) },
-    body,
+    backoff: {
+      type: kind === 'f' ? 'fixed' : 'exponential',
+      delay: Number(delay),
+      max: max === undefined ? DEFAULT_BACKOFF_MAX_MS : Number(max),
+    },
   };
+  const start = end + 2;
+  switch (record[end + 1]) {
+    case 0x73: // s
+      return { ...fields, body: record.toString('utf8', start) };
+    case 0x6a: // j
+      try {
+        return { ...fields, body: JSON.parse(record.toString('utf8', start)) as Body };
+      } catch (cause) {
+        const problem = `body is not valid JSON (${(cause as Error).message})`;
+        throw errors.malformedRecord(textOf(id), problem);
+      }
+    case 0x62: // b: a copy, so the body does not hold the whole reply in memory
+      return { ...fields, body: Buffer.from(record.subarray(start)) };
+    case 0x72: // r
+      return { ...fields, body: isUtf8(id) ? id.toString('utf8') : Buffer.from(id) };
+    default:
+      throw errors.malformedRecord(textOf(id), 'unknown body kind');
+  }
+}
+
+/** An id as text: UTF-8 when it is valid UTF-8, else with the odd bytes as \xNN escapes. */
+export function textOf(id: Buffer): string {
+  if (isUtf8(id)) return id.toString('utf8');
+  let out = '';
+  for (const byte of id) out += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`;
+  return out;
 }

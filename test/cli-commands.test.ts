@@ -3,9 +3,9 @@
  * running launcher, dead letters (list, retry, purge), cancel, and refusal of bad flags.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../src/index.js';
-import type { LauncherStats } from '../src/runtime/coordinator.js';
+import { type Message, Queue } from '../src/index.js';
 import { startActors } from '../src/runtime/launcher.js';
+import type { LauncherStats } from '../src/runtime/launcher-stats.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { removeTempDirs, runCli, tempDir, waitFor } from './helpers/runtime.js';
 
@@ -98,7 +98,7 @@ describe('skyq dlq and skyq cancel', () => {
     const kill = async (id: string) => {
       const [message] = await queue.claim(1, 1, 10_000);
       expect(message?.id).toBe(id);
-      expect(await queue.fail(1, id, new Error('boom'))).toBe('dead');
+      expect(await queue.fail(message as Message, new Error('boom'))).toBe('dead');
     };
     try {
       expect((await runCli(['dlq', 'list', ...flags])).stdout).toContain('no dead letters');

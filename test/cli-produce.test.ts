@@ -53,9 +53,10 @@ describe('skyq produce | skyq start | skyq logs', () => {
       expect(counts.reduce((sum, c) => sum + c.ready + c.delayed, 0)).toBe(2); // not 'after quit'
 
       // A record nobody can read: the actor dead-letters it with a warning.
-      const [, ready, , , msg] = groupKeys('task_group', 0) as string[];
+      const [, ready, , , msg, due] = groupKeys('task_group', 0) as string[];
       await client.hset(msg as string, 'broken1', 'not a record');
-      await client.zadd(ready as string, 0, 'broken1');
+      await client.hset(due as string, 'broken1', '0');
+      await client.zadd(ready as string, 0, '00000000000broken1'); // due 0, then the id
 
       const logDir = tempDir();
       starter = spawnCli(['start', ...flags, '--log-dir', logDir]);
@@ -76,7 +77,7 @@ describe('skyq produce | skyq start | skyq logs', () => {
       const consumed = logs.stdout.split('\n').find((line) => line.includes(`job=${one}`));
       expect(consumed).toMatch(
         new RegExp(
-          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  actor ${group} consumed job=${one} consumed body=hello one lateMs=\\d+$`,
+          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  actor ${group} consumed job=${one} +body=hello one lateMs=[\\d.]+$`,
         ),
       );
       expect(logs.stdout).toContain('actor started');

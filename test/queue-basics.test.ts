@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { homeGroup } from '../src/index.js';
+import { homeGroup, type Message } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
 import { claimAtLeast, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
 
@@ -98,7 +98,16 @@ describe('addBulk', () => {
     const ids = await q.addBulk(Array.from({ length: 30 }, (_, i) => ({ body: i })));
     const perGroup = (await q.counts()).map((c) => c.ready);
     expect(perGroup).toEqual(Array(10).fill(3));
-    expect(ids.map((id) => homeGroup(id, 10))).toEqual(ids.map((_, i) => i % 10));
+    // Each Queue starts at a group of its own, so short-lived producers do not all fill group 0.
+    const first = homeGroup(ids[0] as string, 10);
+    expect(ids.map((id) => homeGroup(id, 10))).toEqual(ids.map((_, i) => (first + i) % 10));
+    const starts = new Set<number>();
+    for (let i = 0; i < 20; i++) {
+      const other = await redis.queue();
+      starts.add(homeGroup(await other.add('x'), 10));
+      await other.close();
+    }
+    expect(starts.size).toBeGreaterThan(1);
   });
 });
 
@@ -118,7 +127,7 @@ describe('poll', () => {
     expect(await q.poll(0)).toMatchObject({ messages: [], nextDueAt: leased.now + 5_000 });
 
     await q.addBulk(['a', 'b', 'c'].map((body) => ({ body, options: { group: 0 } })));
-    const one = await q.poll(0, { max: 1, ack: [leased.messages[0]?.id as string] });
+    const one = await q.poll(0, { max: 1, ack: leased.messages });
     expect(one.acked).toBe(1);
     expect(one.messages.map((m) => m.body)).toEqual(['a']);
     expect(one.nextDueAt).toBe(one.now); // more are ready
@@ -132,9 +141,8 @@ describe('large batches', () => {
     await q.addBulk(Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 9 } })));
     const claimed = await q.claim(9, 10_000);
     expect(claimed).toHaveLength(n);
-    const ids = claimed.map((m) => m.id);
-    expect(await q.extendLease(9, ids, 60_000)).toBe(n);
-    const result = await q.poll(9, { ack: ids });
+    expect(await q.extendLease(claimed, 60_000)).toBe(n);
+    const result = await q.poll(9, { ack: claimed });
     expect(result.acked).toBe(n);
     expect(result.messages).toEqual([]);
     expect((await q.counts())[9]).toMatchObject({ ready: 0, active: 0 });
@@ -152,7 +160,8 @@ describe('get and counts', () => {
     ]);
     const claimed = await q.claim(6, 2);
     expect(claimed.map((m) => m.id)).toEqual([activeId, deadId]);
-    expect(await q.fail(6, deadId as string, new Error('no luck'))).toBe('dead');
+    const [active, doomed] = claimed as [Message, Message];
+    expect(await q.fail(doomed, new Error('no luck'))).toBe('dead');
 
     const now = await redisNow(redis.plain);
     const d = await q.get(delayed);
@@ -178,17 +187,38 @@ describe('get and counts', () => {
 
     const counts = await q.counts();
     expect(counts).toHaveLength(10);
-    expect(counts[5]).toEqual({ group: 5, delayed: 1, ready: 1, active: 0, dead: 0 });
-    expect(counts[6]).toEqual({ group: 6, delayed: 0, ready: 0, active: 1, dead: 1 });
+    expect(counts[5]).toEqual({
+      group: 5,
+      delayed: 1,
+      ready: 1,
+      active: 0,
+      dead: 0,
+      paused: false,
+    });
+    expect(counts[6]).toEqual({
+      group: 6,
+      delayed: 0,
+      ready: 0,
+      active: 1,
+      dead: 1,
+      paused: false,
+    });
     const others = counts.filter((c) => c.group !== 5 && c.group !== 6);
     for (const c of others)
-      expect(c).toEqual({ group: c.group, delayed: 0, ready: 0, active: 0, dead: 0 });
+      expect(c).toEqual({
+        group: c.group,
+        delayed: 0,
+        ready: 0,
+        active: 0,
+        dead: 0,
+        paused: false,
+      });
 
     // Only messages that have not started can be cancelled or moved.
     expect(await q.cancel(activeId as string)).toBe(false);
     expect(await q.reschedule(deadId as string, { delay: 0 })).toBe(false);
     expect(await q.cancel('no-such-id')).toBe(false);
-    expect(await q.ack(6, [activeId as string])).toBe(1);
+    expect(await q.ack([active])).toBe(1);
     expect(await q.get(activeId as string)).toBeNull();
     expect(await q.cancel(delayed)).toBe(true);
     expect(await q.get(delayed)).toBeNull();
@@ -222,5 +252,34 @@ describe('wake signal', () => {
 
     await q.add('f', { group: 8 });
     expect(await tokens()).toBe(1); // ready at once
+  });
+});
+
+describe('pause and counts', () => {
+  it('a paused group leases nothing but still takes acks; counts() says so', async () => {
+    const q = await redis.queue();
+    await q.add('first', { group: 3 });
+    const [first] = await q.claim(3);
+    await q.add('second', { group: 3 });
+    expect(await q.pause(3)).toEqual([3]);
+    const paused = await q.poll(3, { ack: [first as Message] });
+    expect(paused).toMatchObject({ messages: [], paused: true, acked: 1, nextDueAt: -1 });
+    expect((await q.counts())[3]).toMatchObject({ ready: 1, active: 0, paused: true });
+    expect(await q.resume(3)).toEqual([3]);
+    expect(await redis.plain.llen(keyOf(q.config.prefix, 3, 'wake'))).toBe(1);
+    const resumed = await q.poll(3);
+    expect(resumed.paused).toBe(false);
+    expect(resumed.messages.map((m) => m.body)).toEqual(['second']);
+  });
+
+  it('a group whose key has the wrong type is reported with its reason; the others count', async () => {
+    const q = await redis.queue();
+    await q.add('fine', { group: 0 });
+    await redis.plain.set(keyOf(q.config.prefix, 1, 'delayed'), 'foo');
+    const counts = await q.counts();
+    expect(counts[0]).toMatchObject({ ready: 1 });
+    expect(counts[0]?.error).toBeUndefined();
+    expect(counts[1]?.error).toMatch(/WRONGTYPE/);
+    expect(counts[2]).toMatchObject({ delayed: 0, ready: 0 });
   });
 });

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupKeys, Queue } from '../src/index.js';
+import { groupKeys, type Message, Queue } from '../src/index.js';
+import { KEY_NAMES } from '../src/keys.js';
 import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,
@@ -53,12 +54,7 @@ describe.each([
         { i: group + 20 },
       ]);
       expect(mine.map((m) => m.group)).toEqual(wanted.map(() => group));
-      expect(
-        await q.ack(
-          group,
-          got.map((m) => m.id),
-        ),
-      ).toBe(got.length);
+      expect(await q.ack(got)).toBe(got.length);
     }
     const counts = await q.counts();
     expect(counts.filter((c) => c.delayed || c.ready || c.active || c.dead)).toEqual([]);
@@ -78,7 +74,7 @@ describe.each([
     for (let g = 0; g < GROUPS; g += 2) {
       const [m] = await claimAtLeast(q, g, 1);
       expect(m?.id).toBe(ids[g]);
-      expect(await q.fail(g, m?.id as string, `group ${g} failed`)).toBe('dead');
+      expect(await q.fail(m as Message, `group ${g} failed`)).toBe('dead');
     }
     const letters = await q.deadLetters.list();
     expect(letters.map((l) => l.body).sort()).toEqual([0, 2, 4, 6, 8]);
@@ -111,7 +107,7 @@ describe('cluster key layout', () => {
     for (let g = 0; g < GROUPS; g++) {
       const keys = groupKeys('task_group', g);
       expect(keys[0]).toBe(`task_group:${g}`);
-      expect(keys).toHaveLength(11);
+      expect(keys).toHaveLength(KEY_NAMES.length);
       const slots = new Set(await Promise.all(keys.map(slotOf)));
       expect(slots.size, `group ${g}: ${keys.join(' ')}`).toBe(1);
       groupSlots.push([...slots][0] as number);

@@ -1,7 +1,7 @@
 // Many claimers at once: exactly-once delivery, and cancel / reschedule racing the claims.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../src/index.js';
+import { type Message, Queue } from '../src/index.js';
 import { freshPrefix, waitFor } from './helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 
@@ -51,7 +51,7 @@ async function runClaimers(
   const deadline = Date.now() + timeoutMs;
   await Promise.all(
     claimers.map(async (q, index) => {
-      const pending = new Map<number, string[]>();
+      const pending = new Map<number, Message[]>();
       for (let turn = index; !done(); turn++) {
         if (Date.now() > deadline) throw new Error('claimers did not finish in time');
         const group = turn % GROUPS;
@@ -61,18 +61,15 @@ async function runClaimers(
           ack: pending.get(group) ?? [],
         });
         tally.acked += result.acked;
-        pending.set(
-          group,
-          result.messages.map((m) => m.id),
-        );
+        pending.set(group, result.messages);
         for (const m of result.messages) {
           tally.deliveries.set(m.id, (tally.deliveries.get(m.id) ?? 0) + 1);
           if (m.attempts !== 1) tally.redelivered++;
         }
         if (result.messages.length === 0) await sleep(2);
       }
-      for (const [group, ids] of pending) {
-        const acked = await q.ack(group, ids); // not `tally.acked += await`: that reads first
+      for (const [, messages] of pending) {
+        const acked = await q.ack(messages); // not `tally.acked += await`: that reads first
         tally.acked += acked;
       }
     }),

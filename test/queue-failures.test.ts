@@ -28,7 +28,7 @@ describe('leases', () => {
     expect(letter).toMatchObject({ id, attempts: 2, body: { job: 'slow' } });
     expect(letter?.reason).toMatch(/lease expired on the last of 2 attempts/);
     // A late ack from the consumer that lost the lease changes nothing.
-    expect(await q.ack(1, [id])).toBe(0);
+    expect(await q.ack([first as Message, second as Message])).toBe(0);
     expect((await q.get(id))?.state).toBe('dead');
   });
 
@@ -40,15 +40,19 @@ describe('leases', () => {
     ]);
     const polled = await q.poll(2, { max: 2, leaseMs: 1_000 });
     expect(polled.messages.map((m) => m.id)).toEqual([id, other]);
-    expect(await q.extendLease(2, [id as string, 'not-leased'], 60_000)).toBe(1);
+    const [long, short] = polled.messages as [Message, Message];
+    expect(await q.extendLease([long], 60_000)).toBe(1);
 
     // Wait past the first lease: only the message that was not extended comes back.
     await untilRedisTime(redis.plain, polled.now + 1_100);
     const again = await q.claim(2, 10, 60_000);
     expect(again.map((m) => [m.id, m.attempts])).toEqual([[other, 2]]);
     expect(await q.get(id as string)).toMatchObject({ state: 'active', attempts: 1 });
-    expect(await q.ack(2, [id as string, other as string])).toBe(2);
-    expect(await q.extendLease(2, [id as string], 1_000)).toBe(0);
+    // The first lease of `other` is gone: only its second holder may ack or extend it.
+    expect(await q.extendLease([short], 60_000)).toBe(0);
+    expect(await q.ack([long, short])).toBe(1);
+    expect(await q.ack(again)).toBe(1);
+    expect(await q.extendLease([long], 1_000)).toBe(0);
     expect((await q.counts())[2]).toMatchObject({ ready: 0, active: 0, dead: 0 });
   });
 });
@@ -65,7 +69,7 @@ describe('retries and dead letters', () => {
       const [m] = await claimAtLeast(q, 3, 1);
       seen.push(m as Message);
       const before = await redisNow(redis.plain);
-      const outcome = await q.fail(3, id, new Error(`boom ${attempt}`));
+      const outcome = await q.fail(m as Message, new Error(`boom ${attempt}`));
       const after = await redisNow(redis.plain);
       expect(outcome).toBe(attempt < 3 ? 'retry' : 'dead');
       if (attempt < 3) {
@@ -78,7 +82,7 @@ describe('retries and dead letters', () => {
       }
     }
     expect(seen.map((m) => m.attempts)).toEqual([1, 2, 3]);
-    expect(await q.fail(3, id, 'again')).toBe('gone'); // not leased any more
+    expect(await q.fail(seen[2] as Message, 'again')).toBe('stale'); // not leased any more
 
     const letters = await q.deadLetters.list();
     expect(letters).toHaveLength(1);
@@ -102,16 +106,18 @@ describe('retries and dead letters', () => {
     expect(await q.deadLetters.list()).toEqual([]);
     const [back] = await q.claim(3);
     expect(back).toMatchObject({ id, attempts: 1, body: { n: 1 } });
+    // A stale holder of an earlier lease cannot fail it now (it used to dead-letter it).
+    expect(await q.fail(seen[0] as Message, 'late')).toBe('stale');
 
     // Dead again at once (attempts left but told so by a 1-attempt message next to it).
     const other = await q.add('one shot', { group: 3, attempts: 1 });
     const [m] = await q.claim(3);
     expect(m?.id).toBe(other);
-    expect(await q.fail(3, other, 'nope')).toBe('dead');
+    expect(await q.fail(m as Message, 'nope')).toBe('dead');
     expect(await q.deadLetters.purge({ group: 3 })).toBe(1);
     expect(await q.get(other)).toBeNull();
     expect(await q.get(id)).toMatchObject({ state: 'active' });
-    expect(await q.ack(3, [id])).toBe(1);
+    expect(await q.ack([back as Message])).toBe(1);
     expect(await q.deadLetters.purge()).toBe(0);
   });
 
@@ -122,9 +128,10 @@ describe('retries and dead letters', () => {
     );
     for (const [i, id] of ids.entries()) {
       const group = [0, 1, 2, 0, 1, 2, 0][i] as number;
-      await claimAtLeast(q, group, 1);
+      const [m] = await claimAtLeast(q, group, 1);
+      expect(m?.id).toBe(id);
       const before = await redisNow(redis.plain);
-      expect(await q.fail(group, id, `e${i}`)).toBe('dead');
+      expect(await q.fail(m as Message, `e${i}`)).toBe('dead');
       await untilRedisTime(redis.plain, before + 1); // distinct death times: a strict order
     }
     expect((await q.deadLetters.list()).map((l) => l.id)).toEqual(ids);
@@ -139,21 +146,26 @@ describe('retries and dead letters', () => {
     ]);
   });
 
-  it('retry() revives every dead letter, even with an unreadable one among the oldest', async () => {
+  it('retry() revives every dead letter; an unreadable one dies again at its next lease', async () => {
     const q = await redis.queue({ attempts: 1 });
     const n = 1_050; // more than one batch of the dead-letter scripts
-    const ids = await q.addBulk(
-      Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 5 } })),
-    );
-    expect(await q.claim(5, n)).toHaveLength(n);
-    const outcomes = await Promise.all(ids.map((id) => q.fail(5, id, 'down')));
+    await q.addBulk(Array.from({ length: n }, (_, i) => ({ body: i, options: { group: 5 } })));
+    const claimed = await q.claim(5, n);
+    expect(claimed).toHaveLength(n);
+    const outcomes = await Promise.all(claimed.map((m) => q.fail(m, 'down')));
     expect(new Set(outcomes)).toEqual(new Set(['dead']));
     const [oldest] = await redis.plain.zrange(keyOf(q.config.prefix, 5, 'dead'), 0, 0);
     await redis.plain.hset(keyOf(q.config.prefix, 5, 'msg'), oldest as string, 'unreadable');
 
-    expect(await q.deadLetters.retry()).toBe(n - 1);
-    expect((await q.deadLetters.list()).map((l) => l.id)).toEqual([oldest]);
-    expect((await q.counts())[5]).toMatchObject({ ready: n - 1, dead: 1 });
+    expect(await q.deadLetters.retry()).toBe(n);
+    expect((await q.counts())[5]).toMatchObject({ ready: n, dead: 0 });
+    const again = await q.claim(5, n);
+    expect(again).toHaveLength(n - 1);
+    expect(again.map((m) => m.id)).not.toContain(oldest);
+    const [letter] = await q.deadLetters.list();
+    expect(letter).toMatchObject({ id: oldest, body: 'unreadable' });
+    expect(letter?.reason).toMatch(/malformed record/);
+    expect(await q.ack(again)).toBe(n - 1);
     expect(await q.deadLetters.purge()).toBe(1);
   });
 
@@ -165,9 +177,10 @@ describe('retries and dead letters', () => {
       backoff: { type: 'fixed', delay: 5_000 },
     });
     for (let attempt = 1; attempt <= 2; attempt++) {
-      expect((await q.claim(0)).map((m) => m.attempts)).toEqual([attempt]);
+      const claimed = await q.claim(0);
+      expect(claimed.map((m) => m.attempts)).toEqual([attempt]);
       const before = await redisNow(redis.plain);
-      expect(await q.fail(0, id, 'later')).toBe('retry');
+      expect(await q.fail(claimed[0] as Message, 'later')).toBe('retry');
       const after = await redisNow(redis.plain);
       const due = (await q.get(id))?.dueAt as number;
       expect(due).toBeGreaterThanOrEqual(before + 5_000);
@@ -200,8 +213,9 @@ describe('retries and dead letters', () => {
     expect(byId.get(garbage as string)?.body).toBe('this is not a record');
     expect(byId.get(broken as string)?.reason).toMatch(/malformed record.*not valid JSON/);
     expect((await q.get(broken as string))?.state).toBe('dead');
-    // Retrying a record that cannot be read leaves it where it is.
-    expect(await q.deadLetters.retry({ ids: [garbage as string] })).toBe(0);
+    // Retrying a record that cannot be read sends it back, and its next lease dead-letters it again.
+    expect(await q.deadLetters.retry({ ids: [garbage as string] })).toBe(1);
+    expect(await q.claim(4)).toEqual([]);
     expect((await q.counts())[4]).toMatchObject({ ready: 0, active: 3, dead: 2 });
   });
 });

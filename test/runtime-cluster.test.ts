@@ -54,7 +54,7 @@ describe('actors on a Redis Cluster', () => {
       expect([...done].sort()).toEqual([...ids].sort());
 
       // Every actor did its own group's share, on its own slot.
-      const stats = await launcher.stats(5000);
+      const stats = await launcher.stats();
       expect(stats.actors.map((a) => [a.group, a.status, a.stat?.done])).toEqual(
         Array.from({ length: 10 }, (_, g) => [g, 'ok', perGroup]),
       );

@@ -51,7 +51,7 @@ describe('handlers', () => {
         new RegExp(`"level":40,.*"event":"failed","job":"${bad}","attempt":1,"err":"boom"`),
       );
       expect(log).toMatch(new RegExp(`"level":50,.*"event":"dead","job":"${bad}","attempt":2`));
-      const stats = await launcher.stats(5000);
+      const stats = await launcher.stats();
       expect(stats.totals).toMatchObject({ done: 10, failed: 2, retried: 1, dead: 1, inFlight: 0 });
     } finally {
       await launcher.stop();

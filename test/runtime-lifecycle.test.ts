@@ -33,7 +33,7 @@ describe('start and stop', () => {
     });
     try {
       expect(launcher.groups).toEqual([1, 3]);
-      const stats = await launcher.stats(5000);
+      const stats = await launcher.stats();
       expect(stats.actors.map((a) => [a.group, a.status, a.stat?.state])).toEqual([
         [1, 'ok', 'running'],
         [3, 'ok', 'running'],
@@ -152,7 +152,7 @@ describe('a crashing actor', () => {
       // Acked: nothing of it is left in the queue.
       await waitFor('the ack', async () => ((await queue.get(id)) === null ? true : undefined));
 
-      const stats = await launcher.stats(5000);
+      const stats = await launcher.stats();
       const actor1 = stats.actors.find((a) => a.group === 1);
       expect(actor1).toMatchObject({ status: 'ok', restarts: 1 });
       expect(actor1?.lastCrash).toMatch(/code 1/);

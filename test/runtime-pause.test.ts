@@ -29,3 +29,48 @@ it('holds messages while paused and consumes them after resume()', async () => {
     await queue.close();
   }
 });
+
+it('queue.pause() holds a group for every launcher until queue.resume()', async () => {
+  const where = { redis: redis.server.url, prefix: 'gpause', groups: 2 };
+  const queue = new Queue(where);
+  const options = { ...where, handler: fixture('record.mjs'), publishStats: false };
+  const launchers = await Promise.all([
+    startActors({ ...options, logDir: tempDir() }),
+    startActors({ ...options, logDir: tempDir() }),
+  ]);
+  try {
+    expect(await queue.pause(1)).toEqual([1]);
+    expect(await queue.pause(1)).toEqual([]); // already paused
+    const held = await queue.addBulk(
+      Array.from({ length: 10 }, () => ({ body: { list: 'gpause' }, options: { group: 1 } })),
+    );
+    const free = await queue.add({ list: 'gpause' }, { group: 0 });
+    await waitFor('the other group consumed', async () =>
+      (await redis.client.lrange('gpause', 0, -1)).includes(free) ? true : undefined,
+    );
+    // The adds woke a consumer of group 1: it found the group paused and says so.
+    await waitFor('an actor of group 1 in state paused', async () => {
+      const states = await Promise.all(launchers.map((l) => l.stats()));
+      const paused = states.some(
+        (s) => s.actors.find((a) => a.group === 1)?.stat?.state === 'paused',
+      );
+      return paused ? true : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await redis.client.llen('gpause')).toBe(1);
+    expect((await queue.counts())[1]).toMatchObject({ ready: 10, paused: true });
+
+    expect(await queue.resume()).toEqual([1]); // all groups: only group 1 was paused
+    await waitFor('the held ones consumed', async () =>
+      (await redis.client.llen('gpause')) === 11 ? true : undefined,
+    );
+    expect((await redis.client.lrange('gpause', 0, -1)).sort()).toEqual([...held, free].sort());
+    await waitFor('the acks', async () =>
+      (await queue.counts())[1]?.active === 0 ? true : undefined,
+    );
+    expect((await queue.counts())[1]).toMatchObject({ ready: 0, active: 0, paused: false });
+  } finally {
+    await Promise.all(launchers.map((l) => l.stop()));
+    await queue.close();
+  }
+});

@@ -90,7 +90,9 @@ describe('graceful shutdown', () => {
       await launcher.stop();
     }
     expect((await recorded(redis.client, 'patient')).sort()).toEqual([...ids].sort());
-    expect(await queue.counts()).toEqual([{ group: 0, delayed: 0, ready: 0, active: 0, dead: 0 }]);
+    expect(await queue.counts()).toEqual([
+      { group: 0, delayed: 0, ready: 0, active: 0, dead: 0, paused: false },
+    ]);
     await queue.close();
   });
 
@@ -102,7 +104,7 @@ describe('graceful shutdown', () => {
     const dueLater = (await queue.get(later))?.dueAt;
     const { messages } = await queue.poll(0, { lookaheadMs: 20_000 });
     expect(messages.map((m) => m.id)).toEqual([later]);
-    expect(await queue.release(0, [later])).toBe(1);
+    expect(await queue.release(messages)).toBe(1);
     expect(await queue.get(later)).toMatchObject({
       state: 'delayed',
       dueAt: dueLater,
@@ -131,7 +133,7 @@ describe('graceful shutdown', () => {
     expect(counts?.active).toBe(0);
     // A starved machine may reach the due time before the stop: then they ran, as they may.
     if (stoppedAt < dueAt - 50) {
-      expect(counts).toEqual({ group: 0, delayed: 5, ready: 0, active: 0, dead: 0 });
+      expect(counts).toEqual({ group: 0, delayed: 5, ready: 0, active: 0, dead: 0, paused: false });
       expect(await queue.get(ids[0] as string)).toMatchObject({ state: 'delayed', dueAt });
       expect(await queue.claim(0, 10)).toEqual([]);
     }

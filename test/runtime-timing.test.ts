@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import type { LauncherStats } from '../src/runtime/coordinator.js';
 import { startActors } from '../src/runtime/launcher.js';
+import type { LauncherStats } from '../src/runtime/launcher-stats.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
 
@@ -49,7 +49,7 @@ async function run(prefix: string): Promise<LauncherStats> {
       20_000,
       50,
     );
-    return await launcher.stats(5000);
+    return await launcher.stats();
   } finally {
     await launcher.stop();
     await queue.close();
@@ -62,12 +62,12 @@ describe('lateness', () => {
     for (let attempt = 1; attempt <= 3; attempt++) {
       const stats = await run(`late${attempt}`);
       expect(stats.totals).toMatchObject({ claimed: TOTAL, done: TOTAL, failed: 0, inFlight: 0 });
-      expect(stats.totals.lateness.count).toBe(TOTAL);
+      expect(stats.totals.summary.lateness.count).toBe(TOTAL);
       expect(stats.actors.map((a) => [a.status, a.stat?.claimed])).toEqual(
         Array(GROUPS).fill(['ok', TOTAL / GROUPS]),
       );
-      medians.push(stats.totals.lateness.p50);
-      if (stats.totals.lateness.p50 < 200) break;
+      medians.push(stats.totals.summary.lateness.p50);
+      if (stats.totals.summary.lateness.p50 < 200) break;
     }
     expect(
       Math.min(...medians),

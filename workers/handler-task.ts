@@ -7,11 +7,17 @@ import { importHandler } from '../src/runtime/handler.js';
 
 const loaded = new Map<string, Promise<Handler>>();
 
-export default async function runJob(task: { handler: string; job: Message }): Promise<void> {
+const never = new AbortController().signal;
+
+export default async function runJob(task: {
+  handler: string;
+  job: Message;
+  lateMs: number;
+}): Promise<void> {
   let handler = loaded.get(task.handler);
   if (!handler) {
     handler = importHandler(task.handler);
     loaded.set(task.handler, handler);
   }
-  await (await handler)(task.job, { signal: new AbortController().signal });
+  await (await handler)(task.job, { signal: never, lateMs: task.lateMs });
 }

@@ -38,7 +38,8 @@ export function registerStats(program: Command): void {
           );
           const rows = launcher.actors.map((a) => {
             const s = a.stat;
-            const late = s ? `${s.lateness.p50}/${s.lateness.p99}/${s.lateness.max}` : '-';
+            const l = s?.summary.lateness;
+            const late = l ? `${l.p50}/${l.p99}/${l.max}` : '-';
             return [
               `actor ${a.group}`,
               a.status === 'ok' ? (s?.state ?? '?') : a.status,

@@ -1,30 +1,50 @@
 -- add.lua: add messages to one group.
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] '1' when some ids are the caller's own (check them for duplicates)
--- ARGV[2] earliest score among the delayed ones, '' when none
--- then 4 per message: id, score ('' = ready now; else the delayed-set score,
---   due time in the queue's unit), priority, record (lib.lua layout)
--- Ids are made by the client from blocks it reserved on the seq key, and
--- scores are formatted by the client: number-to-string work is slow in Lua.
--- Returns the number of messages added. A caller id that is still pending
--- (delayed, ready, active) is left as it is; a dead one is replaced.
-local count = (#ARGV - 2) / 4
-
-local skip = nil
-if ARGV[1] == '1' then
-  skip = {}
-  local ids = {}
-  for i = 0, count - 1 do
-    ids[#ids + 1] = ARGV[3 + i * 4]
+-- ARGV[1] earliest due ms among the delayed ones, '' when none
+-- then 5 per message: id, kind, score, priority, record
+--   kind: 'c' the caller's id: still pending → left as it is; dead → replaced
+--         'g' generated: taken already (counter went back) → a fresh one
+--         'r' generated, sent again after an unknown outcome: there already → done
+--   score: '' = due now (ready set), else the delayed-set score (the queue's unit)
+-- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
+-- Returns { added, then index, new id for each generated id that was taken }.
+for _, check in ipairs({
+  { delayedKey, 'zset' }, { readyKey, 'zset' }, { msgKey, 'hash' }, { dueKey, 'hash' },
+  { priKey, 'hash' },
+}) do
+  local kind = redis.call('TYPE', check[1])['ok']
+  if kind ~= 'none' and kind ~= check[2] then
+    -- Checked before any write: a script that fails half-way leaves its first writes behind.
+    return redis.error_reply('WRONGTYPE key ' .. check[1] .. ' holds a ' .. kind .. ', not a ' .. check[2])
   end
-  local recs = bulkRead('HMGET', msgKey, ids)
+end
+
+local count = (#ARGV - 1) / 5
+local ids = {}
+for i = 0, count - 1 do
+  ids[#ids + 1] = ARGV[2 + i * 5]
+end
+
+-- Which ids exist already, and in which state (no record is read). Every id
+-- is checked: caller ids for duplicates, generated ones because a counter
+-- that went back (older AOF, failover to a lagging replica) repeats them.
+local skip, renamed = {}, {}
+do
+  local delayed = bulkRead('ZMSCORE', delayedKey, ids)
+  local live = bulkRead('HMGET', dueKey, ids)
   local dead = bulkRead('ZMSCORE', deadKey, ids)
   local revived = {}
-  for i = 1, #ids do
-    if recs[i] and dead[i] then
+  for i = 1, count do
+    local kind = ARGV[3 + (i - 1) * 5]
+    local exists = delayed[i] or live[i] or dead[i]
+    if exists and kind == 'c' and dead[i] and not delayed[i] and not live[i] then
       revived[#revived + 1] = ids[i]
-    elseif recs[i] then
-      skip[ids[i]] = true
+    elseif exists and kind == 'g' then
+      ids[i] = freshId()
+      renamed[#renamed + 1] = i
+      renamed[#renamed + 1] = ids[i]
+    elseif exists then
+      skip[i] = true
     end
   end
   if #revived > 0 then
@@ -33,28 +53,25 @@ if ARGV[1] == '1' then
   end
 end
 
-local delayed, ready, records, dues = {}, {}, {}, {}
+local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
 local now = nil
-local seq = nil
-for i = 0, count - 1 do
-  local base = 3 + i * 4
-  local id, score = ARGV[base], ARGV[base + 1]
-  if skip == nil or not skip[id] then
-    if skip then
-      skip[id] = true
-    end
+local seen = {}
+for i = 1, count do
+  local base = 2 + (i - 1) * 5
+  local id, score, priority = ids[i], ARGV[base + 2], ARGV[base + 3]
+  -- The same id twice in one call: the first one wins, like two calls would.
+  if not skip[i] and not seen[id] then
+    seen[id] = true
     records[#records + 1] = id
-    records[#records + 1] = ARGV[base + 3]
+    records[#records + 1] = ARGV[base + 4]
+    if priority ~= '0' then
+      pris[#pris + 1] = id
+      pris[#pris + 1] = priority
+    end
     if score == '' then
-      if now == nil then
-        now = num(nowMs())
-        seq = redis.call('INCRBY', seqKey, count) - count
-      end
-      seq = seq + 1
-      ready[#ready + 1] = readyScore(tonumber(ARGV[base + 2]), seq)
-      ready[#ready + 1] = id
-      dues[#dues + 1] = id
-      dues[#dues + 1] = now
+      now = now or nowMs()
+      readyIds[#readyIds + 1] = id
+      readyDues[#readyDues + 1] = now
     else
       delayed[#delayed + 1] = score
       delayed[#delayed + 1] = id
@@ -62,20 +79,24 @@ for i = 0, count - 1 do
   end
 end
 
--- Signal before adding, so the comparison sees the old head of the set.
-if #ready > 0 then
-  wake()
-elseif ARGV[2] ~= '' and #delayed > 0 then
-  wakeIfEarlier(tonumber(ARGV[2]))
-end
 if #records > 0 then
   bulk('HSET', msgKey, records)
 end
-if #ready > 0 then
-  bulk('ZADD', readyKey, ready)
-  bulk('HSET', dueKey, dues)
+if #pris > 0 then
+  bulk('HSET', priKey, pris)
+end
+if #readyIds > 0 then
+  toReady(readyIds, readyDues)
+  wake()
 end
 if #delayed > 0 then
   bulk('ZADD', delayedKey, delayed)
+  if ARGV[1] ~= '' then
+    wakeIfEarlier(tonumber(ARGV[1]))
+  end
 end
-return #records / 2
+local out = { #records / 2 }
+for i = 1, #renamed do
+  out[#out + 1] = renamed[i]
+end
+return out

@@ -4,8 +4,15 @@
 -- Returns 1 when it was delayed or ready and is gone now; 0 when it was not
 -- found, is being handled (active) or is a dead letter (see dead-purge.lua).
 local id = ARGV[1]
-if redis.call('ZREM', delayedKey, id) == 0 and redis.call('ZREM', readyKey, id) == 0 then
-  return 0
+if redis.call('ZREM', delayedKey, id) == 0 then
+  local due = redis.call('HGET', dueKey, id)
+  -- Active leases carry a token after a '/': those are being handled.
+  if not due or string.find(due, '/', 1, true) then
+    return 0
+  end
+  if redis.call('ZREM', readyKey, readyMember(tonumber(due), id)) == 0 then
+    return 0
+  end
 end
 forget({ id })
 return 1

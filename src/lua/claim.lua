@@ -1,197 +1,182 @@
--- claim.lua: ack what the caller finished, then recover expired leases,
--- promote due messages, and lease up to max ready ones by priority then age.
+-- claim.lua: ack what the caller finished, recover expired leases, promote due
+-- messages, and lease up to max of them: by priority, then due time, then id.
+-- The cost follows the batch, never the body sizes or the queue's length.
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] unit: milliseconds per delayed-set score unit
--- ARGV[2] max messages to lease
+-- ARGV[1] unit: ms per delayed-set score unit
+-- ARGV[2] most messages to lease
 -- ARGV[3] lease length in ms
--- ARGV[4] most messages promoted or recovered in one call (bounds script time)
--- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|s'
+-- ARGV[4] most messages promoted or recovered in one call
+-- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|'
 -- ARGV[6] lookahead ms: when nothing is ready, also lease messages due within
---   this window; the consumer starts each at its due time with a local timer,
---   so a trickle of due times costs one claim per window, not one per message
--- ARGV[7..] ids to ack first (optional)
--- Returns { now, nextDueMs, acked, id, record, failedAttempts, dueMs, ... }
--- nextDueMs is now when ready messages are left, else the next due time or
--- lease expiry, -1 when the group holds nothing pending.
-local unit = tonumber(ARGV[1])
-local max = tonumber(ARGV[2])
-local leaseMs = tonumber(ARGV[3])
-local limit = tonumber(ARGV[4])
-local rawHeader = ARGV[5]
-local lookahead = tonumber(ARGV[6])
+--   this window; the consumer starts each at its due time with a local timer
+-- ARGV[7] byte budget: stop reading records (and taking long members) past it
+-- ARGV[8..] acks: token, count, ids..., token, count, ids...
+-- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
+--   then id, record, failedAttempts, dueMs for each leased message }
+-- nextDueMs: now when ready messages are left; else the next due time or
+-- lease expiry; -1 when nothing is pending or the group is paused.
+local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
+local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
+local PAUSED_NEXT = 9e15 -- adds to a paused group need wake nobody: resume does
 local now = nowMs()
 
-local acked = 0
-if #ARGV > 6 then
-  acked = ackLeased(argvFrom(7))
+local acked, stale = 0, {}
+if #ARGV >= 8 then
+  acked, stale = ackLeased(8)
+end
+local function reply(nextDue, paused, token, leased)
+  local out = { now, nextDue, acked, paused, token, #stale }
+  for i = 1, #stale do
+    out[#out + 1] = stale[i]
+  end
+  for i = 1, #leased do
+    out[#out + 1] = leased[i]
+  end
+  return out
 end
 
--- Ready order: one INCRBY reserves the sequence numbers a step needs.
-local seq = 0
-local function reserveSeq(count)
-  seq = redis.call('INCRBY', seqKey, count) - count
-end
-local function nextSeq()
-  seq = seq + 1
-  return seq
+if redis.call('EXISTS', pausedKey) == 1 then
+  redis.call('SET', nextKey, PAUSED_NEXT)
+  return reply(-1, 1, '', {})
 end
 
-local ready, deadPairs, reasons, errors = {}, {}, {}, {}
-local function toDead(id, reason)
-  deadPairs[#deadPairs + 1] = now
-  deadPairs[#deadPairs + 1] = id
-  reasons[#reasons + 1] = id
-  reasons[#reasons + 1] = reason
-end
-
--- 1. Expired leases: their consumer died or hung. Counted as an attempt.
+-- 1. Expired leases: their consumer died or hung. Counted as an attempt; whether
+--    that was the last one is decided when they are leased again (that reads
+--    the record anyway), so recovering reads no record.
 local expired = redis.call('ZRANGEBYSCORE', activeKey, '-inf', now, 'LIMIT', 0, limit)
 if #expired > 0 then
-  reserveSeq(#expired)
   bulk('ZREM', activeKey, expired)
-  local recs = bulkRead('HMGET', msgKey, expired)
+  local dues = bulkRead('HMGET', dueKey, expired)
   local atts = bulkRead('HMGET', attKey, expired)
-  local attPairs = {}
+  local attPairs, errPairs, dueList = {}, {}, {}
   for i = 1, #expired do
-    local id = expired[i]
-    if recs[i] then
-      local attempts = (tonumber(atts[i]) or 0) + 1
-      attPairs[#attPairs + 1] = id
-      attPairs[#attPairs + 1] = attempts
-      errors[#errors + 1] = id
-      errors[#errors + 1] = 'lease expired'
-      local priority, maxAttempts = parseHeader(recs[i])
-      if priority == nil then
-        toDead(id, 'malformed record')
-      elseif attempts >= maxAttempts then
-        toDead(id, 'lease expired on the last of ' .. maxAttempts .. ' attempts')
-      else
-        ready[#ready + 1] = readyScore(priority, nextSeq())
-        ready[#ready + 1] = id
-      end
-    end
+    attPairs[#attPairs + 1] = expired[i]
+    attPairs[#attPairs + 1] = (tonumber(atts[i]) or 0) + 1
+    errPairs[#errPairs + 1] = expired[i]
+    errPairs[#errPairs + 1] = 'lease expired'
+    dueList[i] = dues[i] and dueOf(dues[i]) or now
   end
-  if #attPairs > 0 then
-    bulk('HSET', attKey, attPairs)
-  end
+  bulk('HSET', attKey, attPairs)
+  bulk('HSET', errKey, errPairs)
+  toReady(expired, dueList)
 end
 
--- 2. Due messages leave the delayed set. When nothing else is ready and they
---    all fit in this claim, they are leased straight away (due order is then
---    the order they start in anyway); otherwise they queue in the ready set
---    by priority, then age.
-local direct = nil
-local horizon = num((now + lookahead) / unit)
-local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, limit)
-local leaseDirectly = #ready == 0 and #due / 2 <= max and redis.call('ZCARD', readyKey) == 0
-if not leaseDirectly and lookahead > 0 then
-  -- Going through the ready set: only what is due now.
-  for i = 1, #due, 2 do
-    if tonumber(due[i + 1]) * unit > now then
-      for j = #due, i, -1 do
-        due[j] = nil
-      end
-      break
-    end
+-- 2. Due messages. When nothing else is ready and they all fit in this claim,
+--    they are leased straight from the delayed set, lookahead included;
+--    otherwise what is due now queues in the ready set.
+local direct = #expired == 0 and redis.call('ZCARD', readyKey) == 0
+local horizon = now + (direct and lookahead or 0)
+local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon / unit, 'WITHSCORES', 'LIMIT', 0, limit)
+local ids, dues, memberBytes = {}, {}, 0
+for i = 1, #due, 2 do
+  memberBytes = memberBytes + #due[i]
+  if memberBytes > budget and #ids > 0 then
+    break -- members can be long (raw ones): the rest waits for the next call
+  end
+  ids[#ids + 1] = due[i]
+  dues[#dues + 1] = math.floor(tonumber(due[i + 1]) * unit + 0.5)
+end
+if direct and #ids > max then
+  direct = false
+  while #ids > 0 and dues[#ids] > now do
+    ids[#ids], dues[#dues] = nil, nil
   end
 end
-if #due > 0 then
-  local ids, dues, dueList = {}, {}, {}
-  for i = 1, #due, 2 do
-    local dueMs = due[i + 1]
-    if unit ~= 1 then
-      dueMs = num(math.floor(tonumber(dueMs) * unit + 0.5))
-    end
-    ids[#ids + 1] = due[i]
-    dueList[#dueList + 1] = dueMs
-    dues[#dues + 1] = due[i]
-    dues[#dues + 1] = dueMs
-  end
+if not direct and #ids > 0 then
   bulk('ZREM', delayedKey, ids)
-  local recs = bulkRead('HMGET', msgKey, ids)
-  local rawRecords = {}
-  for i = 1, #ids do
-    if not recs[i] then
-      -- A member some other client added: its text is the body.
-      recs[i] = rawHeader .. ids[i]
-      rawRecords[#rawRecords + 1] = ids[i]
-      rawRecords[#rawRecords + 1] = recs[i]
-    end
-  end
-  if #rawRecords > 0 then
-    bulk('HSET', msgKey, rawRecords)
-  end
-  bulk('HSET', dueKey, dues)
-  if leaseDirectly then
-    direct = { ids = ids, recs = recs, dues = dueList }
-  else
-    reserveSeq(#ids)
-    for i = 1, #ids do
-      local priority = string.match(recs[i], '^[0-9a-z]*|(%d+)|')
-      if priority == nil then
-        toDead(ids[i], 'malformed record')
-      else
-        ready[#ready + 1] = readyScore(tonumber(priority), nextSeq())
-        ready[#ready + 1] = ids[i]
-      end
-    end
-  end
-end
-if #ready > 0 then
-  bulk('ZADD', readyKey, ready)
-end
-if #deadPairs > 0 then
-  bulk('ZADD', deadKey, deadPairs)
-  bulk('HSET', reasonKey, reasons)
-end
-if #errors > 0 then
-  bulk('HSET', errKey, errors)
+  toReady(ids, dues)
 end
 
--- 3. Lease: the direct batch, or up to max ready messages, lowest score first.
-local take = direct
-if take == nil then
-  local popped = redis.call('ZPOPMIN', readyKey, max)
-  if #popped > 0 then
-    take = { ids = {} }
-    for i = 1, #popped, 2 do
-      take.ids[#take.ids + 1] = popped[i]
-    end
-    take.recs = bulkRead('HMGET', msgKey, take.ids)
-    take.dues = bulkRead('HMGET', dueKey, take.ids)
+-- 3. Lease: the direct batch, or the first max of the ready set. Records are
+--    read in growing chunks until the byte budget is spent, so big bodies
+--    shrink the batch instead of stalling Redis.
+local candidates, candidateDues = ids, dues
+if not direct then
+  candidates, candidateDues = {}, {}
+  for _, member in ipairs(redis.call('ZRANGE', readyKey, 0, max - 1)) do
+    candidates[#candidates + 1] = string.sub(member, 12)
+    candidateDues[#candidateDues + 1] = tonumber(string.sub(member, 1, 11), 16)
   end
 end
-local out = { now, -1, acked }
-if take then
+local recs, taken, bytes, size = {}, 0, 0, 4
+while taken < #candidates and bytes <= budget do
+  local last = math.min(#candidates, taken + size)
+  local part = redis.call('HMGET', msgKey, unpack(candidates, taken + 1, last))
+  for j = 1, #part do
+    recs[taken + j] = part[j]
+    bytes = bytes + (part[j] and #part[j] or #candidates[taken + j])
+  end
+  taken = last
+  -- Aim the next chunk at what is left of the budget, judging by the records so far.
+  size = math.max(1, math.min(256, math.floor((budget - bytes) * taken / math.max(bytes, 1))))
+end
+
+local leased, token = {}, ''
+if taken > 0 then
+  local takenIds, removed = {}, {}
+  for i = 1, taken do
+    takenIds[i] = candidates[i]
+    removed[i] = direct and candidates[i] or readyMember(candidateDues[i], candidates[i])
+  end
+  bulk('ZREM', direct and delayedKey or readyKey, removed)
   local atts = {}
   if redis.call('EXISTS', attKey) == 1 then
-    atts = bulkRead('HMGET', attKey, take.ids)
+    atts = bulkRead('HMGET', attKey, takenIds)
   end
-  local leases = {}
-  local expiry = num(now + leaseMs)
-  for i = 1, #take.ids do
-    -- No record: acked or cancelled while queued; nothing to hand out.
-    if take.recs[i] then
-      leases[#leases + 1] = expiry
-      leases[#leases + 1] = take.ids[i]
-      out[#out + 1] = take.ids[i]
-      out[#out + 1] = take.recs[i]
-      out[#out + 1] = atts[i] or '0'
-      out[#out + 1] = take.dues[i] or now
+  token = redis.call('INCR', tokKey) .. '.' .. redis.call('TIME')[2]
+  local expiry = now + leaseMs
+  local active, leases, raws, dead, reasons = {}, {}, {}, {}, {}
+  for i = 1, taken do
+    local id, rec, att = takenIds[i], recs[i], tonumber(atts[i]) or 0
+    if not rec then
+      -- A member some other program added: its text is the body. Keep a header-only record.
+      rec = rawHeader .. 'r'
+      raws[#raws + 1] = id
+      raws[#raws + 1] = rec
+    end
+    local maxAttempts = att > 0 and maxAttemptsOf(rec)
+    if maxAttempts and att >= maxAttempts then
+      dead[#dead + 1] = now
+      dead[#dead + 1] = id
+      reasons[#reasons + 1] = id
+      reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
+    else
+      active[#active + 1] = expiry
+      active[#active + 1] = id
+      leases[#leases + 1] = id
+      leases[#leases + 1] = candidateDues[i] .. '/' .. token
+      leased[#leased + 1] = id
+      leased[#leased + 1] = rec
+      leased[#leased + 1] = att
+      leased[#leased + 1] = candidateDues[i]
     end
   end
-  if #leases > 0 then
-    bulk('ZADD', activeKey, leases)
+  if #raws > 0 then
+    bulk('HSET', msgKey, raws)
+  end
+  if #active > 0 then
+    bulk('ZADD', activeKey, active)
+    bulk('HSET', dueKey, leases)
+  end
+  if #dead > 0 then
+    local deadIds = {}
+    for i = 2, #dead, 2 do
+      deadIds[#deadIds + 1] = dead[i]
+    end
+    bulk('ZADD', deadKey, dead)
+    bulk('HSET', reasonKey, reasons)
+    bulk('HDEL', dueKey, deadIds)
   end
 end
 
--- 4. More ready than taken: wake a sibling consumer. Ready set empty: say
---    when the next message falls due or the next lease expires.
-if direct == nil and redis.call('ZCARD', readyKey) > 0 then
+-- 4. More ready than taken: now, and wake a sibling. Otherwise the next due
+--    time or lease expiry; `next` tells producers when we will look anyway.
+local nextDue = -1
+if redis.call('ZCARD', readyKey) > 0 then
+  nextDue = now
   wake()
-  out[2] = now
 else
-  local nextDue = -1
   local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
   if head[2] then
     nextDue = math.floor(tonumber(head[2]) * unit + 0.5)
@@ -200,6 +185,10 @@ else
   if lease[2] and (nextDue == -1 or tonumber(lease[2]) < nextDue) then
     nextDue = tonumber(lease[2])
   end
-  out[2] = nextDue
 end
-return out
+if nextDue == -1 then
+  redis.call('DEL', nextKey)
+else
+  redis.call('SET', nextKey, nextDue)
+end
+return reply(nextDue, 0, token, leased)

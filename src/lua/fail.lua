@@ -1,40 +1,45 @@
 -- fail.lua: a leased message failed. Retry it later with its backoff, or
 -- dead-letter it after its last attempt (or at once when told to).
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] unit: milliseconds per delayed-set score unit
--- ARGV[2] id
--- ARGV[3] error text (kept as the message's last error)
--- ARGV[4] 'retry' or 'dead'
--- ARGV[5] reason when dead at once ('' = the default)
--- Returns 'retry', 'dead' or 'gone' (not leased any more: nothing changed).
-local unit = tonumber(ARGV[1])
-local id = ARGV[2]
-if redis.call('ZREM', activeKey, id) == 0 then
-  return 'gone'
+-- ARGV[1] unit: ms per delayed-set score unit
+-- ARGV[2] lease token; ARGV[3] id
+-- ARGV[4] error text (kept as the message's last error)
+-- ARGV[5] 'retry' or 'dead'
+-- ARGV[6] reason when dead at once ('' = the default)
+-- ARGV[7] default backoff cap in ms (records may carry their own)
+-- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
+local unit, id = tonumber(ARGV[1]), ARGV[3]
+local lease = redis.call('HGET', dueKey, id)
+local suffix = '/' .. ARGV[2]
+if not lease or string.sub(lease, -#suffix) ~= suffix then
+  return 'stale'
 end
+redis.call('ZREM', activeKey, id)
+redis.call('HDEL', dueKey, id)
 local now = nowMs()
 local attempts = redis.call('HINCRBY', attKey, id, 1)
-redis.call('HSET', errKey, id, ARGV[3])
-redis.call('HDEL', dueKey, id)
-local rec = redis.call('HGET', msgKey, id)
-local _, maxAttempts, backoffKind, backoffMs = nil, 1, 'f', 0
-if rec then
-  _, maxAttempts, backoffKind, backoffMs = parseHeader(rec)
-end
-if ARGV[4] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
-  local reason = ARGV[5]
+redis.call('HSET', errKey, id, ARGV[4])
+-- One record, read to learn its attempts and backoff.
+local rec = redis.call('HGET', msgKey, id) or ''
+local maxAttempts, kind, delay, cap =
+  string.match(rec, '^[0-9a-z]*|%d+|(%d+)|([fe])(%d+)%-?(%d*)|')
+maxAttempts = tonumber(maxAttempts)
+if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
+  local reason = ARGV[6]
   if reason == '' then
-    reason = maxAttempts == nil and 'malformed record' or ('failed ' .. attempts .. ' of ' .. maxAttempts .. ' attempts')
+    reason = maxAttempts == nil and 'malformed record'
+      or ('failed ' .. attempts .. ' of ' .. maxAttempts .. ' attempts')
   end
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
   return 'dead'
 end
-local delay = backoffMs
-if backoffKind == 'e' then
-  delay = backoffMs * 2 ^ (attempts - 1)
+local backoff = tonumber(delay)
+if kind == 'e' then
+  backoff = backoff * 2 ^ (attempts - 1)
 end
-local dueMs = now + delay
-wakeIfEarlier(dueMs / unit)
-redis.call('ZADD', delayedKey, num(dueMs / unit), id)
+backoff = math.min(backoff, tonumber(cap) or tonumber(ARGV[7]))
+local dueMs = now + backoff
+redis.call('ZADD', delayedKey, dueMs / unit, id)
+wakeIfEarlier(dueMs)
 return 'retry'

@@ -1,27 +1,28 @@
 -- lib.lua: helpers shared by every skyq script. The loader puts this text in
 -- front of each script, so a script sees these locals as if it wrote them.
 --
--- Record layout (one hash field per message, kept small on purpose):
---   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>|<s|j><body>
--- Ready-set score: priority * READY_SPAN + seq, so lower priority first and
--- FIFO among equals (seq comes from the group's counter).
+-- Record (msg hash, one field per message):
+--   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|<kind><body>
+--   kind: s string, j JSON, b bytes, r raw member (no body stored: the body is the id)
+-- Scripts never read a record to move a message: priorities other than 0 are
+-- also kept in the pri hash, so promotion costs the same for any body size.
+-- Ready set: score = priority; member = due ms as 11 hex digits, then the id.
+--   Among equal priorities the lowest member comes first: the earliest due
+--   time, then id order (generated ids sort in the order they were added).
+-- Lease: while a message is leased the due hash holds "<due ms>/<token>"; ack,
+--   fail, release and extend act only for a caller whose token matches.
 
--- KEYS, the same eleven for every script, in the order of src/keys.ts:
+-- KEYS, the same for every script, in the order of src/keys.ts:
 local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local msgKey, dueKey, attKey, errKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local reasonKey, seqKey, wakeKey = KEYS[9], KEYS[10], KEYS[11]
+local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+local wakeKey, nextKey, pausedKey = KEYS[13], KEYS[14], KEYS[15]
 
-local READY_SPAN = 8589934592 -- 2^33 sequence numbers per priority level
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
 local function nowMs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
--- Numbers above 1e14 lose digits through tostring(); scores go through this.
-local function num(x)
-  return string.format('%.17g', x)
 end
 
 -- Run CMD KEY <args...> with LIST spread in slices (ZADD, HSET, HDEL, ZREM...).
@@ -55,17 +56,43 @@ local function argvFrom(first)
   return out
 end
 
--- Returns priority, maxAttempts, backoff kind, backoff ms; nil when malformed.
-local function parseHeader(rec)
-  local pri, att, kind, delay = string.match(rec, '^[0-9a-z]*|(%d+)|(%d+)|([fe])(%d+)|[sj]')
-  if not pri then
-    return nil
-  end
-  return tonumber(pri), tonumber(att), kind, tonumber(delay)
+local function readyMember(dueMs, id)
+  return string.format('%011x', dueMs) .. id
 end
 
-local function readyScore(priority, seq)
-  return num(priority * READY_SPAN + (seq % READY_SPAN))
+-- The due ms of a due-hash value ("<ms>" or "<ms>/<token>").
+local function dueOf(value)
+  return tonumber(string.match(value, '^[^/]*'))
+end
+
+-- maxAttempts from a record's header; nil when the header does not parse.
+local function maxAttemptsOf(rec)
+  return tonumber(string.match(rec, '^[0-9a-z]*|%d+|(%d+)|'))
+end
+
+-- Priorities of ids (0 for most: only others are stored), or nil when all are 0.
+local function prioritiesOf(ids)
+  if redis.call('EXISTS', priKey) == 0 then
+    return nil
+  end
+  return bulkRead('HMGET', priKey, ids)
+end
+
+-- Put messages in the ready set, ordered by priority, then due time, then id.
+local function toReady(ids, dues)
+  if #ids == 0 then
+    return
+  end
+  local pris = prioritiesOf(ids)
+  local members, fields = {}, {}
+  for i = 1, #ids do
+    members[#members + 1] = pris and tonumber(pris[i]) or 0
+    members[#members + 1] = readyMember(dues[i], ids[i])
+    fields[#fields + 1] = ids[i]
+    fields[#fields + 1] = dues[i]
+  end
+  bulk('ZADD', readyKey, members)
+  bulk('HSET', dueKey, fields)
 end
 
 -- Wake one idle consumer of the group; the list never holds more than one token.
@@ -75,11 +102,13 @@ local function wake()
   end
 end
 
--- Wake when a new due time (a delayed-set score, in the set's unit) comes
--- before the current head of the delayed set.
-local function wakeIfEarlier(score)
-  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-  if head[2] == nil or score < tonumber(head[2]) then
+-- Consumers look at the group at the time in `next` anyway (each claim sets
+-- it); a message due before that wakes one. Waking moves `next` to that due
+-- time, so later ones due after it send no more tokens.
+local function wakeIfEarlier(dueMs)
+  local planned = tonumber(redis.call('GET', nextKey))
+  if planned == nil or dueMs < planned then
+    redis.call('SET', nextKey, dueMs)
     wake()
   end
 end
@@ -103,35 +132,48 @@ local function forget(ids)
   end
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
-  -- Failures are rare: skip passing every id to hashes that do not exist.
-  for _, key in ipairs({ attKey, errKey, reasonKey }) do
+  -- Priorities and failures are rare: skip passing every id to hashes that do not exist.
+  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
     if redis.call('EXISTS', key) == 1 then
       bulk('HDEL', key, ids)
     end
   end
 end
 
--- Ack: drop the ids that are still leased; a stale ack of a message whose
--- lease already expired (and that went back to work) changes nothing.
-local function ackLeased(ids)
-  local leased = membersOf(activeKey, ids)
-  if #leased > 0 then
-    bulk('ZREM', activeKey, leased)
-    forget(leased)
+-- Leases named from ARGV[first]: groups of token, count, ids. Returns the ids
+-- whose lease that token still holds with their due ms, and the stale rest.
+local function leasedBy(first)
+  local held, dues, stale = {}, {}, {}
+  local i = first
+  while i <= #ARGV do
+    local suffix, count = '/' .. ARGV[i], tonumber(ARGV[i + 1])
+    local ids = {}
+    for j = i + 2, i + 1 + count do
+      ids[#ids + 1] = ARGV[j]
+    end
+    i = i + 2 + count
+    local values = bulkRead('HMGET', dueKey, ids)
+    for j = 1, #ids do
+      local value = values[j]
+      if value and string.sub(value, -#suffix) == suffix then
+        held[#held + 1] = ids[j]
+        dues[#dues + 1] = dueOf(value)
+      else
+        stale[#stale + 1] = ids[j]
+      end
+    end
   end
-  return #leased
+  return held, dues, stale
 end
 
--- Base36 for generated ids (group:seq36), short so every copy costs little.
-local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
-local function base36(n)
-  local out = ''
-  repeat
-    local d = n % 36
-    out = string.sub(DIGITS, d + 1, d + 1) .. out
-    n = (n - d) / 36
-  until n == 0
-  return out
+-- Ack: forget the messages whose lease the caller still holds.
+local function ackLeased(first)
+  local held, _, stale = leasedBy(first)
+  if #held > 0 then
+    bulk('ZREM', activeKey, held)
+    forget(held)
+  end
+  return #held, stale
 end
 
 -- Dead letters named by a call: ARGV[1] '*' for the oldest ARGV[2], or 'ids' with ARGV[2..].
@@ -140,4 +182,31 @@ local function selectDead()
     return redis.call('ZRANGE', deadKey, 0, tonumber(ARGV[2]) - 1)
   end
   return membersOf(deadKey, argvFrom(2))
+end
+
+-- A fresh generated id, when one a producer chose exists already: its counter
+-- went back (an older AOF, a failover to a lagging replica). The counter jumps
+-- further on each taken id, past however much was handed out twice. Rare.
+local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
+local function isTaken(id)
+  return redis.call('ZSCORE', delayedKey, id) or redis.call('HEXISTS', dueKey, id) == 1
+    or redis.call('ZSCORE', deadKey, id) or redis.call('HEXISTS', msgKey, id) == 1
+end
+local function freshId()
+  local group = string.match(delayedKey, ':(%d+)$')
+  local step = 1
+  while true do
+    local n = redis.call('INCRBY', seqKey, step)
+    local digits = ''
+    repeat
+      local d = n % 36
+      digits = string.sub(DIGITS, d + 1, d + 1) .. digits
+      n = (n - d) / 36
+    until n == 0
+    local id = group .. ':' .. string.char(96 + #digits) .. digits
+    if not isTaken(id) then
+      return id
+    end
+    step = step * 2
+  end
 end

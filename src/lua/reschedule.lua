@@ -1,23 +1,25 @@
 -- reschedule.lua: move a delayed or ready message to a new due time.
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] unit: milliseconds per delayed-set score unit
+-- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] id
 -- ARGV[3] when: 'd<delayMs>' or 'a<epochMs>'
 -- Returns 1 when moved; 0 when not found, active or dead.
 local unit = tonumber(ARGV[1])
 local id = ARGV[2]
-local when = ARGV[3]
 if redis.call('ZSCORE', delayedKey, id) == false then
-  if redis.call('ZREM', readyKey, id) == 0 then
+  local due = redis.call('HGET', dueKey, id)
+  if not due or string.find(due, '/', 1, true) then
+    return 0
+  end
+  if redis.call('ZREM', readyKey, readyMember(tonumber(due), id)) == 0 then
     return 0
   end
   redis.call('HDEL', dueKey, id)
 end
-local now = nowMs()
-local dueMs = tonumber(string.sub(when, 2))
-if string.sub(when, 1, 1) == 'd' then
-  dueMs = now + dueMs
+local dueMs = tonumber(string.sub(ARGV[3], 2))
+if string.sub(ARGV[3], 1, 1) == 'd' then
+  dueMs = nowMs() + dueMs
 end
-wakeIfEarlier(dueMs / unit)
-redis.call('ZADD', delayedKey, num(dueMs / unit), id)
+redis.call('ZADD', delayedKey, dueMs / unit, id)
+wakeIfEarlier(dueMs)
 return 1

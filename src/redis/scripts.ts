@@ -2,6 +2,7 @@
 // KEYS and ARGV. lib.lua is put in front of each; ioredis runs them by
 // EVALSHA (falling back to EVAL once per server when the cache is empty).
 import { readFileSync } from 'node:fs';
+import { KEY_NAMES } from '../keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
 
@@ -19,12 +20,15 @@ export const SCRIPT_NAMES = [
   'dead-list',
   'dead-retry',
   'dead-purge',
+  'pause',
+  'watch',
+  'time',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** Every script takes the group's keys in the same order (see keys.ts). */
-const NUMBER_OF_KEYS = 11;
+const NUMBER_OF_KEYS = KEY_NAMES.length;
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
 let sources: Map<ScriptName, string> | undefined;
@@ -44,7 +48,7 @@ function loadSources(): Map<ScriptName, string> {
 
 const commandName = (name: ScriptName) => `skyq_${name.replace('-', '_')}`;
 
-type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
+type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 export class Scripts {
   readonly #client: RedisClient;
@@ -56,9 +60,16 @@ export class Scripts {
     }
   }
 
-  run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const command = (this.#client as unknown as Record<string, ScriptCommand>)[commandName(name)];
-    return (command as ScriptCommand).call(this.#client, ...keys, ...args);
+  /** Runs a script; with `buffers`, the reply's strings come as Buffers (exact bytes). */
+  run(
+    name: ScriptName,
+    keys: string[],
+    args: (string | number | Buffer)[],
+    buffers = false,
+  ): Promise<unknown> {
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
+    return command.call(this.#client, ...keys, ...args);
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

@@ -9,6 +9,7 @@ import { Actor, type ActorSettings, type Handler } from './actor.js';
 import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
 import { actorLogFile, fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
+import { StatBlock } from './stat-block.js';
 import { Waker } from './waker.js';
 
 export interface ActorThreadData {
@@ -20,6 +21,8 @@ export interface ActorThreadData {
   logLevel: string;
   /** how many times this group's actor was restarted before */
   restarts: number;
+  /** the group's figures, shared with the coordinator (kept across restarts) */
+  stats: SharedArrayBuffer;
   coordinatorPort: MessagePort;
   /** present when handlers run in the launcher's piscina pool */
   poolPort: MessagePort | null;
@@ -46,7 +49,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     if (data.poolPort) handler = poolHandler(remote<PoolApi>(data.poolPort) as Remote<PoolApi>);
     else if (data.handler) handler = await importHandler(data.handler);
     else handler = defaultHandler(logger);
-    const actor = new Actor(data.settings, queue, waker, handler, logger);
+    const stats = new StatBlock(data.stats);
+    const actor = new Actor(data.settings, queue, waker, handler, logger, stats);
     const api = actor.api();
     const drain = api.drain;
     // Closing connections and flushing the log belong to the drain the launcher asks for.

@@ -1,11 +1,13 @@
 // The contract of an actor: what its handler gets, how it is set up, and the
 // calls it answers (skynet's debug protocol plus drain and resume).
 import type { Message } from '../message.js';
-import type { ActorStat } from './metrics.js';
+import type { ActorStat } from './launcher-stats.js';
 
 export interface JobContext {
-  /** aborted when the handler runs past the actor's timeout, or shutdown hands its message back */
-  signal: AbortSignal;
+  /** aborted when the handler runs past the actor's time limit, or shutdown asks it to stop */
+  readonly signal: AbortSignal;
+  /** how late this start was: start − due time, in ms on Redis's clock (as stats count it) */
+  readonly lateMs: number;
 }
 
 export type Handler = (job: Message, context: JobContext) => unknown;
@@ -33,4 +35,6 @@ export interface ActorApi {
   drain(graceMs: number): Promise<{ released: number }>;
   /** start claiming (an actor started paused) */
   resume(): void;
+  /** look at the group now (the launcher's watcher saw work the actor was not told of) */
+  poke(): void;
 }

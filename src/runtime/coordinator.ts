@@ -1,38 +1,16 @@
-// The coordinator thread: holds a MessagePort to every actor, pulls their
-// figures over comlink (a stuck actor shows as TIMEOUT, it never hangs the
-// caller), merges them, and publishes them to Redis for `skyq stats`.
+// The coordinator thread: holds a MessagePort to every actor for the debug
+// protocol (ping, stat, mem), reads every actor's figures from shared memory,
+// merges them, publishes them to Redis for `skyq stats`, and runs the watcher
+// that pokes idle actors about work nobody told them of.
 import type { MessagePort } from 'node:worker_threads';
-import type { ConnectionOptions } from '../redis/connection.js';
-import { connect, type RedisClient } from '../redis/connection.js';
+import type { QueueOptions } from '../config.js';
+import { Queue } from '../queue.js';
 import type { ActorApi } from './actor.js';
-import {
-  type ActorStat,
-  addCounters,
-  type Counters,
-  emptyCounters,
-  LatenessHistogram,
-  type LatenessSummary,
-} from './metrics.js';
+import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
-
-export interface ActorView {
-  group: number;
-  status: 'ok' | 'TIMEOUT' | 'down';
-  restarts: number;
-  lastCrash: string | null;
-  stat?: ActorStat;
-}
-
-export interface LauncherStats {
-  launcherId: string;
-  host: string;
-  pid: number;
-  startedAt: number;
-  at: number;
-  actors: ActorView[];
-  totals: Counters & { lateness: LatenessSummary };
-}
+import { type BlockFigures, StatBlock, summaries, totalFigures } from './stat-block.js';
+import { Watcher, type WatchSettings } from './watcher.js';
 
 export interface CoordinatorData {
   launcherId: string;
@@ -40,10 +18,12 @@ export interface CoordinatorData {
   pid: number;
   startedAt: number;
   groups: number[];
-  prefix: string;
-  /** where to publish live figures; null = do not publish */
-  publish: ConnectionOptions | null;
+  /** where the groups are (the coordinator's own connection: publishing and watching) */
+  queue: QueueOptions;
+  /** publish live figures to Redis for `skyq stats` */
+  publish: boolean;
   publishEveryMs: number;
+  watch: WatchSettings;
 }
 
 export type DebugCommand = 'ping' | 'stat' | 'mem';
@@ -51,29 +31,69 @@ export type DebugCommand = 'ping' | 'stat' | 'mem';
 interface Slot {
   actor: Remote<ActorApi> | null;
   port: MessagePort | null;
+  /** the group's figures, written by its actor (null until the first actor attached) */
+  stats: StatBlock | null;
+  threadId: number;
   restarts: number;
   lastCrash: string | null;
+  /** debug commands on their way: one at a time each, so an actor that never answers leaves no pile */
+  calling: Set<DebugCommand>;
 }
 
 export class Coordinator {
   readonly #data: CoordinatorData;
   readonly #slots = new Map<number, Slot>();
-  readonly #redis: RedisClient | null;
-  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #queue: Queue;
+  readonly #watcher: Watcher;
+  #timer: NodeJS.Timeout | undefined;
+  /** things the coordinator could not do (no keyspace notifications, …), for the launcher's log */
+  readonly notes: string[] = [];
 
   constructor(data: CoordinatorData) {
     this.#data = data;
     for (const group of data.groups)
-      this.#slots.set(group, { actor: null, port: null, restarts: 0, lastCrash: null });
-    this.#redis = data.publish ? connect(data.publish, { name: 'skyq-coordinator' }) : null;
-    if (this.#redis) this.#timer = setInterval(() => void this.#publish(), data.publishEveryMs);
+      this.#slots.set(group, {
+        actor: null,
+        port: null,
+        stats: null,
+        threadId: 0,
+        restarts: 0,
+        lastCrash: null,
+        calling: new Set(),
+      });
+    this.#queue = new Queue({ ...data.queue, connectionName: 'skyq-coordinator' });
+    this.#queue.client.on('error', () => undefined); // the actors report outages
+    this.#watcher = new Watcher(
+      this.#queue,
+      data.groups,
+      (group) => {
+        const slot = this.#slots.get(group);
+        const actor = slot?.actor;
+        if (!slot?.stats || !actor) return null;
+        const stats = slot.stats;
+        return { plannedAt: () => stats.plannedAt, poke: () => void actor.poke() };
+      },
+      data.watch,
+      (problem) => this.notes.push(problem),
+    );
   }
 
-  attach(group: number, port: MessagePort): void {
+  /** Starts publishing and watching; resolves with what the watcher uses. */
+  async start(): Promise<{ keyspaceEvents: boolean; notes: string[] }> {
+    if (this.#data.publish) {
+      this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
+    }
+    await this.#watcher.start();
+    return { keyspaceEvents: this.#watcher.notified, notes: this.notes };
+  }
+
+  attach(group: number, port: MessagePort, stats: SharedArrayBuffer, threadId: number): void {
     this.detach(group);
     const slot = this.#slot(group);
     slot.port = port;
     slot.actor = remote<ActorApi>(port);
+    slot.stats ??= new StatBlock(stats);
+    slot.threadId = threadId;
   }
 
   detach(group: number): void {
@@ -91,33 +111,37 @@ export class Coordinator {
   }
 
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
-    const actor = this.#slot(group).actor;
+    const slot = this.#slot(group);
+    const actor = slot.actor;
     if (!actor) return 'down';
+    // comlink keeps a call that is never answered forever: while one is out, do not add more.
+    if (slot.calling.has(command)) return 'TIMEOUT';
+    slot.calling.add(command);
+    const call = (actor[command]() as Promise<unknown>).finally(() => slot.calling.delete(command));
     try {
-      return await withTimeout(
-        actor[command]() as Promise<unknown>,
-        timeoutMs,
-        `actor ${group} ${command}`,
-      );
+      return await withTimeout(call, timeoutMs, `actor ${group} ${command}`);
     } catch {
       return 'TIMEOUT';
     }
   }
 
-  async stats(timeoutMs = 1000): Promise<LauncherStats> {
-    const totals = emptyCounters();
-    const lateness = new LatenessHistogram();
-    const actors = await Promise.all(
-      [...this.#slots].map(async ([group, slot]): Promise<ActorView> => {
-        const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
-        const stat = await this.debug(group, 'stat', timeoutMs);
-        if (stat === 'down' || stat === 'TIMEOUT') return { ...view, status: stat };
-        const actorStat = stat as ActorStat;
-        addCounters(totals, actorStat);
-        lateness.addEncoded(actorStat.histogram);
-        return { ...view, status: 'ok', stat: actorStat };
-      }),
-    );
+  /** Reads every actor's block: no message to the actors, so it never waits on a busy one. */
+  stats(): LauncherStats {
+    const read: BlockFigures[] = [];
+    const actors = [...this.#slots].map(([group, slot]): ActorView => {
+      const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
+      if (!slot.stats) return { ...view, status: 'down' };
+      const figures = slot.stats.figures();
+      read.push(figures);
+      const stat = {
+        ...figures,
+        group,
+        threadId: slot.threadId,
+        summary: summaries(figures.histograms),
+      };
+      return { ...view, status: slot.actor ? 'ok' : 'down', stat };
+    });
+    const totals = totalFigures(read);
     const { launcherId, host, pid, startedAt } = this.#data;
     return {
       launcherId,
@@ -126,25 +150,24 @@ export class Coordinator {
       startedAt,
       at: Date.now(),
       actors,
-      totals: { ...totals, lateness: lateness.summary() },
+      totals: { ...totals, summary: summaries(totals.histograms) },
     };
   }
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    this.#watcher.close();
     for (const group of this.#slots.keys()) this.detach(group);
-    if (this.#redis) {
-      await withdrawStats(this.#redis, this.#data.prefix, this.#data.launcherId).catch(
-        () => undefined,
-      );
-      await this.#redis.quit().catch(() => undefined);
+    if (this.#data.publish) {
+      const { client, config } = this.#queue;
+      await withdrawStats(client, config.prefix, this.#data.launcherId).catch(() => undefined);
     }
+    await this.#queue.close();
   }
 
   async #publish(): Promise<void> {
-    if (!this.#redis) return;
     try {
-      await publishStats(this.#redis, this.#data.prefix, await this.stats());
+      await publishStats(this.#queue.client, this.#queue.config.prefix, this.stats());
     } catch {
       // Redis unreachable for a moment: the next tick tries again.
     }

@@ -5,7 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errors } from '../errors.js';
 import type { Message } from '../message.js';
-import type { Handler } from './actor.js';
+import type { Handler, JobContext } from './actor-types.js';
 import type { Logger } from './logger.js';
 
 /** A handler module path (relative to cwd) or file URL, as a file URL. */
@@ -28,41 +28,24 @@ export async function importHandler(url: string): Promise<Handler> {
 }
 
 export function defaultHandler(log: Logger): Handler {
-  return (job: Message) => {
-    const lateMs = Math.round(Date.now() - job.dueAt);
-    log.info({ event: 'consumed', job: job.id, body: job.body, lateMs }, 'consumed');
+  return (job: Message, { lateMs }: JobContext) => {
+    log.info({
+      event: 'consumed',
+      job: job.id,
+      body: job.body,
+      lateMs: Math.round(lateMs * 10) / 10,
+    });
   };
 }
 
-/** The pool runs the user's module on piscina threads; they get the job only. */
-export interface PoolApi {
-  run(job: Message): Promise<void>;
-}
-
-export function poolHandler(pool: { run(job: Message): Promise<void> }): Handler {
-  return (job: Message) => pool.run(job);
-}
-
 /**
- * Calls the handler. Without a time limit it is a plain call (a handler that returns at once
- * costs no promise); with one, the handler races a timer that aborts its own signal.
+ * The pool runs the user's module on piscina threads; they get the job and how late it
+ * started. A pool task cannot be told to stop: its signal never aborts.
  */
-export function invokeHandler(
-  handler: Handler,
-  job: Message,
-  shutdown: AbortSignal,
-  own: AbortController | null,
-  timeoutMs: number,
-): unknown {
-  if (!own || timeoutMs <= 0) return handler(job, { signal: shutdown });
-  const signal = AbortSignal.any([own.signal, shutdown]);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      own.abort();
-      reject(new Error(`handler timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  const run = Promise.resolve().then(() => handler(job, { signal }));
-  return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
+export interface PoolApi {
+  run(job: Message, lateMs: number): Promise<void>;
+}
+
+export function poolHandler(pool: PoolApi): Handler {
+  return (job: Message, { lateMs }: JobContext) => pool.run(job, lateMs);
 }

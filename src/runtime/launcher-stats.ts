@@ -7,8 +7,6 @@ import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 export interface ActorStat extends BlockFigures {
   group: number;
   threadId: number;
-  /** the last error the actor noted (poll failed, Redis unreachable, …) */
-  lastError: string | null;
   /** percentiles of each histogram, in ms */
   summary: Record<HistogramName, Summary>;
 }

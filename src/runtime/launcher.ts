@@ -4,67 +4,41 @@
 // loaded), and rejects with the reason when one could not start.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { type QueueOptions, queueConfig } from '../config.js';
 import { errors } from '../errors.js';
 import type { Message } from '../message.js';
-import { checkDuration, checkGroup, checkInteger } from '../options.js';
-import type { Coordinator, CoordinatorData, DebugCommand, LauncherStats } from './coordinator.js';
-import { handlerUrl } from './handler.js';
-import { DEFAULT_LOG_DIR, type FileLogger, fileLogger, launcherLogFile } from './logger.js';
+import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
+import type { LauncherStats } from './launcher-stats.js';
+import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
-import { Supervisor } from './supervisor.js';
+import { planStart, type StartOptions, type StartPlan } from './start-options.js';
+import { type PoolPort, Supervisor } from './supervisor.js';
 import { workerFile } from './worker-path.js';
 
-export interface StartOptions extends QueueOptions {
-  /** run actors for these groups only (default: all) */
-  only?: number[];
-  /** handlers running at once per actor (default 100) */
-  concurrency?: number;
-  /** most messages one poll leases (default 200) */
-  batch?: number;
-  /** lease length, renewed while a handler runs (default 30 s) */
-  leaseMs?: number;
-  /** fail a handler that runs longer than this (default 0: no limit) */
-  timeoutMs?: number;
-  /** lease messages due within this window and start them on a local timer (default 20 ms) */
-  lookaheadMs?: number;
-  /** handler module path; default: log each message as consumed */
-  handler?: string;
-  /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
-  pool?: number;
-  logDir?: string;
-  logLevel?: string;
-  /** how long graceful shutdown waits for running handlers (default 10 s) */
-  graceMs?: number;
-  /** publish live figures to Redis for `skyq stats` (default true) */
-  publishStats?: boolean;
-  /** start the actors without claiming until resume() */
-  paused?: boolean;
-}
+export type { StartOptions } from './start-options.js';
 
 export class Launcher {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   readonly groups: number[];
   readonly log: FileLogger;
+  readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
   #coordinatorWorker: Worker | null = null;
   #coordinator: Remote<Coordinator> | null = null;
   #pool: Piscina | null = null;
-  readonly #poolPorts: MessagePort[] = [];
-  readonly #graceMs: number;
   #stopped: Promise<void> | null = null;
   #paused = false;
 
-  constructor(groups: number[], log: FileLogger, graceMs: number) {
-    this.groups = groups;
+  constructor(plan: StartPlan, log: FileLogger) {
+    this.#plan = plan;
+    this.groups = plan.groups;
     this.log = log;
-    this.#graceMs = graceMs;
   }
 
-  async stats(timeoutMs = 1000): Promise<LauncherStats> {
-    return this.#coordinatorProxy().stats(timeoutMs);
+  /** Every actor's figures, read from shared memory: never waits on a busy actor. */
+  async stats(): Promise<LauncherStats> {
+    return this.#coordinatorProxy().stats();
   }
 
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
@@ -82,7 +56,7 @@ export class Launcher {
   }
 
   /** Graceful: stop claiming, let handlers finish up to graceMs, hand the rest back. */
-  stop(graceMs = this.#graceMs): Promise<void> {
+  stop(graceMs = this.#plan.graceMs): Promise<void> {
     this.#stopped ??= this.#stop(graceMs);
     return this.#stopped;
   }
@@ -98,16 +72,14 @@ export class Launcher {
       this.#coordinator = null;
     }
     await this.#coordinatorWorker?.terminate();
-    for (const port of this.#poolPorts) port.close();
     await this.#pool?.destroy();
     this.log.logger.info({ event: 'stopped', released }, 'launcher stopped');
     this.log.flush();
   }
 
-  async _start(options: StartOptions, data: Omit<CoordinatorData, 'groups'>): Promise<void> {
-    const worker = new Worker(workerFile('coordinator'), {
-      workerData: { ...data, groups: this.groups },
-    });
+  async _start(data: CoordinatorData, paused: boolean): Promise<void> {
+    const plan = this.#plan;
+    const worker = new Worker(workerFile('coordinator'), { workerData: data });
     this.#coordinatorWorker = worker;
     await withTimeout(
       new Promise<void>((resolve, reject) => {
@@ -117,50 +89,38 @@ export class Launcher {
       10_000,
       'coordinator start',
     );
-    this.#coordinator = remote<Coordinator>(worker);
-    const url = options.handler ? handlerUrl(options.handler) : null;
-    const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
-    if (poolSize > 0) {
-      if (!url) throw errors.invalidOption('pool', 'needs a handler module (--handler)');
+    const coordinator = remote<Coordinator>(worker);
+    this.#coordinator = coordinator;
+    const watching = await coordinator.start();
+    for (const note of watching.notes) this.log.logger.warn({ event: 'watch', note }, note);
+    if (plan.poolSize > 0) {
       this.#pool = new Piscina({
         filename: workerFile('handler-task').href,
-        maxThreads: poolSize,
-        minThreads: poolSize,
+        maxThreads: plan.poolSize,
+        minThreads: plan.poolSize,
       });
     }
-    const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
-    const settings = {
-      concurrency: checkInteger('concurrency', options.concurrency ?? 100, 1, 100_000),
-      batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
-      leaseMs,
-      timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? 0),
-      // A message leased ahead must not see its lease run out before it is due.
-      lookaheadMs: Math.min(
-        checkDuration('lookaheadMs', options.lookaheadMs ?? 100, 1000),
-        Math.floor(leaseMs / 2),
-      ),
-    };
-    const queue = pickQueueOptions(options);
-    this.#paused = options.paused === true;
-    const coordinator = this.#coordinator;
+    this.#paused = paused;
     for (const group of this.groups) {
       this.#supervisors.push(
         new Supervisor(
           group,
           {
-            threadData: (restarts, coordinatorPort, poolPort) => ({
-              settings: { group, ...settings, paused: this.#paused },
-              queue,
-              handler: url,
-              logDir: options.logDir ?? DEFAULT_LOG_DIR,
-              logLevel: options.logLevel ?? 'info',
+            threadData: (restarts, coordinatorPort, poolPort, stats) => ({
+              settings: { group, ...plan.actor, paused: this.#paused },
+              queue: plan.queue,
+              handler: plan.handlerUrl,
+              logDir: plan.logDir,
+              logLevel: plan.logLevel,
               restarts,
+              stats,
               coordinatorPort,
               poolPort,
             }),
-            attach: (g, port) => coordinator.attach(g, transferPort(port)),
+            attach: (g, port, stats, threadId) =>
+              coordinator.attach(g, transferPort(port), stats, threadId),
             detach: (g) => coordinator.detach(g),
-            poolPort: () => this.#newPoolPort(url),
+            poolPort: () => this.#newPoolPort(),
             crashed: (g, reason, restarts, pauseMs) => {
               this.log.logger.error(
                 { event: 'crash', group: g, reason, restarts, pauseMs },
@@ -169,24 +129,27 @@ export class Launcher {
               void coordinator.noteCrash(g, reason);
             },
           },
-          15_000,
+          { readyTimeoutMs: 15_000, hangTimeoutMs: plan.hangTimeoutMs },
         ),
       );
     }
     await Promise.all(this.#supervisors.map((s) => s.start()));
-    this.log.logger.info(
-      { event: 'started', groups: this.groups, id: this.id },
-      'launcher started',
-    );
+    const { groups, id } = this;
+    const keyspaceEvents = watching.keyspaceEvents;
+    this.log.logger.info({ event: 'started', groups, id, keyspaceEvents }, 'launcher started');
   }
 
-  #newPoolPort(url: string | null): MessagePort | null {
+  /** A port an actor uses to run its handler on the shared pool; null without a pool. */
+  #newPoolPort(): PoolPort | null {
     const pool = this.#pool;
+    const url = this.#plan.handlerUrl;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    serve({ run: (job: Message) => pool.run({ handler: url, job }) }, port1);
-    this.#poolPorts.push(port1);
-    return port2;
+    serve(
+      { run: (job: Message, lateMs: number) => pool.run({ handler: url, job, lateMs }) },
+      port1,
+    );
+    return { actorEnd: port2, close: () => port1.close() };
   }
 
   #coordinatorProxy(): Remote<Coordinator> {
@@ -196,65 +159,29 @@ export class Launcher {
 }
 
 export async function startActors(options: StartOptions = {}): Promise<Launcher> {
-  if (options.connection) {
-    throw errors.invalidOption(
-      'connection',
-      'actors make their own connections: give redis or cluster',
-    );
-  }
-  const config = queueConfig(pickQueueOptions(options));
-  const all = Array.from({ length: config.groups }, (_, g) => g);
-  const groups = options.only
-    ? [...new Set(options.only.map((g) => checkGroup('only', g, config.groups)))].sort(
-        (a, b) => a - b,
-      )
-    : all;
-  const logDir = options.logDir ?? DEFAULT_LOG_DIR;
+  const plan = planStart(options);
   const launcher = new Launcher(
-    groups,
-    fileLogger(launcherLogFile(logDir), { launcher: true }),
-    options.graceMs ?? 10_000,
+    plan,
+    fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
   );
-  const publish =
-    options.publishStats === false
-      ? null
-      : ({
-          redis: options.redis,
-          cluster: options.cluster,
-          tls: options.tls,
-        } as CoordinatorData['publish']);
   try {
-    await launcher._start(options, {
-      launcherId: launcher.id,
-      host: hostname(),
-      pid: process.pid,
-      startedAt: Date.now(),
-      prefix: config.prefix,
-      publish,
-      publishEveryMs: 1000,
-    });
+    await launcher._start(
+      {
+        launcherId: launcher.id,
+        host: hostname(),
+        pid: process.pid,
+        startedAt: Date.now(),
+        groups: plan.groups,
+        queue: plan.queue,
+        publish: plan.publish,
+        publishEveryMs: 1000,
+        watch: plan.watch,
+      },
+      options.paused === true,
+    );
   } catch (error) {
     await launcher.stop(0);
     throw error;
   }
   return launcher;
-}
-
-/** The Queue options inside StartOptions, for validation. */
-function pickQueueOptions(options: StartOptions): QueueOptions {
-  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
-    options;
-  return Object.fromEntries(
-    Object.entries({
-      redis,
-      cluster,
-      tls,
-      prefix,
-      groups,
-      scoreUnit,
-      maxBodyBytes,
-      attempts,
-      backoff,
-    }).filter(([, v]) => v !== undefined),
-  );
 }

@@ -2,7 +2,8 @@
 // process (or on any host) can show every launcher's actors. One string key
 // per launcher that expires unless refreshed, and a sorted set to find them.
 import type { RedisClient } from '../redis/connection.js';
-import type { LauncherStats } from './coordinator.js';
+import { emptyHistogram } from './histogram.js';
+import type { LauncherStats } from './launcher-stats.js';
 
 const TTL_MS = 5000;
 
@@ -14,13 +15,18 @@ export async function publishStats(
   prefix: string,
   stats: LauncherStats,
 ): Promise<void> {
-  const { actors, ...rest } = stats;
-  // Histograms are for merging inside one launcher; other processes need the figures.
-  const slim = {
-    ...rest,
-    actors: actors.map(({ stat, ...view }) => ({
+  // Bucket lists are for merging inside one launcher; other processes need the summaries.
+  const empty = {
+    lateness: emptyHistogram(),
+    handler: emptyHistogram(),
+    redisRtt: emptyHistogram(),
+  };
+  const slim: LauncherStats = {
+    ...stats,
+    totals: { ...stats.totals, histograms: empty },
+    actors: stats.actors.map((view) => ({
       ...view,
-      stat: stat && { ...stat, histogram: '' },
+      ...(view.stat ? { stat: { ...view.stat, histograms: empty } } : {}),
     })),
   };
   await client.set(statsKey(prefix, stats.launcherId), JSON.stringify(slim), 'PX', TTL_MS);

@@ -2,6 +2,7 @@
 // earliest, not one per message: a claim can hand over hundreds at once.
 // Node timers count whole milliseconds and may fire a little early, so each
 // firing checks the clock and waits again for what is not due yet.
+import { later } from './timers.js';
 
 export interface Due {
   dueAt: number;
@@ -50,7 +51,7 @@ export class StartTimer<T extends Due> {
       return;
     }
     this.#timerAt = first.dueAt;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(1, Math.ceil(first.dueAt - this.#now())));
+    this.#timer = later(() => this.#fire(), Math.max(1, Math.ceil(first.dueAt - this.#now())));
   }
 
   #fire(): void {

@@ -7,6 +7,7 @@ import {
   HISTOGRAM_SLOTS,
   Histogram,
   type HistogramData,
+  mergeHistograms,
   type Summary,
   summarize,
 } from './histogram.js';
@@ -31,20 +32,28 @@ export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 
 const STATE = 0;
 const STARTED_AT = 1;
-const COUNTERS = 2;
+const ERROR_LENGTH = 2;
+const PLANNED_AT = 3;
+const COUNTERS = 4;
 const HISTOGRAMS = COUNTERS + COUNTER_NAMES.length;
 const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
+/** the last error's text, UTF-16, cut to this many code units */
+const ERROR_CHARS = 300;
+const BYTES = SLOTS * Float64Array.BYTES_PER_ELEMENT + ERROR_CHARS * Uint16Array.BYTES_PER_ELEMENT;
 
 /** What a block holds at one moment. */
 export interface BlockFigures extends Counters {
   state: ActorState;
   startedAt: number;
+  /** the last error the actor noted (poll failed, Redis unreachable, …) */
+  lastError: string | null;
   histograms: Record<HistogramName, HistogramData>;
 }
 
 export class StatBlock {
   readonly buffer: SharedArrayBuffer;
   readonly #slots: Float64Array;
+  readonly #errorText: Uint16Array;
   /** handler start − due time (ms, Redis clock) */
   readonly lateness: Histogram;
   /** handler start → settled (ms) */
@@ -52,9 +61,10 @@ export class StatBlock {
   /** claim round trips (ms) */
   readonly redisRtt: Histogram;
 
-  constructor(buffer = new SharedArrayBuffer(SLOTS * Float64Array.BYTES_PER_ELEMENT)) {
+  constructor(buffer = new SharedArrayBuffer(BYTES)) {
     this.buffer = buffer;
-    this.#slots = new Float64Array(buffer);
+    this.#slots = new Float64Array(buffer, 0, SLOTS);
+    this.#errorText = new Uint16Array(buffer, SLOTS * Float64Array.BYTES_PER_ELEMENT, ERROR_CHARS);
     const view = (i: number) =>
       new Histogram(
         this.#slots.subarray(
@@ -95,6 +105,26 @@ export class StatBlock {
     this.#slots[STARTED_AT] = ms;
   }
 
+  /** When the actor will look at its group anyway (Redis ms); 0 while it works or polls. */
+  get plannedAt(): number {
+    return this.#slots[PLANNED_AT] as number;
+  }
+
+  set plannedAt(ms: number) {
+    this.#slots[PLANNED_AT] = ms;
+  }
+
+  get lastError(): string | null {
+    const length = this.#slots[ERROR_LENGTH] as number;
+    return length === 0 ? null : String.fromCharCode(...this.#errorText.subarray(0, length));
+  }
+
+  set lastError(text: string | null) {
+    const cut = (text ?? '').slice(0, ERROR_CHARS);
+    for (let i = 0; i < cut.length; i++) this.#errorText[i] = cut.charCodeAt(i);
+    this.#slots[ERROR_LENGTH] = cut.length;
+  }
+
   counters(): Counters {
     return Object.fromEntries(COUNTER_NAMES.map((name) => [name, this.get(name)])) as Counters;
   }
@@ -104,6 +134,7 @@ export class StatBlock {
       ...this.counters(),
       state: this.state,
       startedAt: this.startedAt,
+      lastError: this.lastError,
       histograms: {
         lateness: this.lateness.data(),
         handler: this.handler.data(),
@@ -113,12 +144,22 @@ export class StatBlock {
   }
 }
 
-export const emptyCounters = (): Counters =>
-  Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as Counters;
-
-export function addCounters(into: Counters, from: Counters): Counters {
-  for (const name of COUNTER_NAMES) into[name] += from[name];
-  return into;
+/** Counters added up and histograms merged over several blocks (a launcher's totals). */
+export function totalFigures(
+  parts: BlockFigures[],
+): Counters & { histograms: Record<HistogramName, HistogramData> } {
+  const counters = Object.fromEntries(
+    COUNTER_NAMES.map((name) => [name, parts.reduce((sum, part) => sum + part[name], 0)]),
+  ) as Counters;
+  const merge = (name: HistogramName) => mergeHistograms(parts.map((p) => p.histograms[name]));
+  return {
+    ...counters,
+    histograms: {
+      lateness: merge('lateness'),
+      handler: merge('handler'),
+      redisRtt: merge('redisRtt'),
+    },
+  };
 }
 
 /** Percentile summaries of each histogram, for tables and logs. */

@@ -1,12 +1,22 @@
 // Keeps one group's actor thread alive: starts it, waits for its "ready",
-// and when it dies restarts it with a growing pause. Its messages come back
-// through their leases, so a crash costs time, never messages.
+// pings it, and when it dies (or stops answering) restarts it with a growing
+// pause. Its messages come back through their leases, so a crash or a hang
+// costs time, never messages.
+import { performance } from 'node:perf_hooks';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errors } from '../errors.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
+import { StatBlock } from './stat-block.js';
+import { every } from './timers.js';
 import { workerFile } from './worker-path.js';
+
+/** The actor's end of a pool port, and how to close the launcher's end when the actor is gone. */
+export interface PoolPort {
+  actorEnd: MessagePort;
+  close(): void;
+}
 
 export interface SupervisorHooks {
   /** what the new thread gets; ports are made fresh for every start */
@@ -14,13 +24,26 @@ export interface SupervisorHooks {
     restarts: number,
     coordinatorPort: MessagePort,
     poolPort: MessagePort | null,
+    stats: SharedArrayBuffer,
   ): ActorThreadData;
-  /** the coordinator's end of a new actor's port */
-  attach(group: number, port: MessagePort): Promise<void>;
+  /** the coordinator's end of a new actor's port, with the group's figures */
+  attach(
+    group: number,
+    port: MessagePort,
+    stats: SharedArrayBuffer,
+    threadId: number,
+  ): Promise<void>;
   detach(group: number): Promise<void>;
   /** a pool port for a new actor, or null without a pool */
-  poolPort(): MessagePort | null;
+  poolPort(): PoolPort | null;
   crashed(group: number, reason: string, restarts: number, pauseMs: number): void;
+}
+
+export interface SupervisorTimes {
+  /** how long an actor may take to say ready */
+  readyTimeoutMs: number;
+  /** an actor that does not answer ping this long is ended and restarted (0 = never) */
+  hangTimeoutMs: number;
 }
 
 const FIRST_PAUSE_MS = 100;
@@ -31,19 +54,25 @@ const HEALTHY_MS = 30_000;
 export class Supervisor {
   readonly group: number;
   readonly #hooks: SupervisorHooks;
-  readonly #readyTimeoutMs: number;
+  readonly #times: SupervisorTimes;
   #worker: Worker | null = null;
   #actor: Remote<ActorApi> | null = null;
+  #poolPort: PoolPort | null = null;
   #restarts = 0;
   #pause = FIRST_PAUSE_MS;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  /** performance.now() when the ping still unanswered was sent; 0 = none out */
+  #pingSentAt = 0;
   #crashReason: string | null = null;
+  /** one block for the group's whole life: counters go on across restarts */
+  readonly stats = new StatBlock();
 
-  constructor(group: number, hooks: SupervisorHooks, readyTimeoutMs: number) {
+  constructor(group: number, hooks: SupervisorHooks, times: SupervisorTimes) {
     this.group = group;
     this.#hooks = hooks;
-    this.#readyTimeoutMs = readyTimeoutMs;
+    this.#times = times;
   }
 
   get restarts(): number {
@@ -57,9 +86,15 @@ export class Supervisor {
   /** Resolves when the actor said ready; rejects with its reason when it could not start. */
   async start(): Promise<void> {
     const channel = new MessageChannel();
-    const poolPort = this.#hooks.poolPort();
-    const data = this.#hooks.threadData(this.#restarts, channel.port1, poolPort);
-    const transfer = poolPort ? [channel.port1, poolPort] : [channel.port1];
+    const pool = this.#hooks.poolPort();
+    this.#poolPort = pool;
+    const data = this.#hooks.threadData(
+      this.#restarts,
+      channel.port1,
+      pool?.actorEnd ?? null,
+      this.stats.buffer,
+    );
+    const transfer = pool ? [channel.port1, pool.actorEnd] : [channel.port1];
     const worker = new Worker(workerFile('actor'), { workerData: data, transferList: transfer });
     this.#worker = worker;
     const bornAt = Date.now();
@@ -74,18 +109,20 @@ export class Supervisor {
     });
     const answer = await withTimeout(
       report,
-      this.#readyTimeoutMs,
+      this.#times.readyTimeoutMs,
       `actor ${this.group} start`,
     ).catch((error: Error): ActorReport => ({ kind: 'failed', reason: error.message }));
     // stop() may have come while this thread was starting: it must not stay behind.
     if (answer.kind === 'failed' || this.#stopping) {
       channel.port2.close();
+      this.#closePoolPort();
       await worker.terminate();
       const reason = answer.kind === 'failed' ? answer.reason : 'stopped while starting';
       throw errors.actor(`actor ${this.group} failed to start: ${reason}`);
     }
-    await this.#hooks.attach(this.group, channel.port2);
+    await this.#hooks.attach(this.group, channel.port2, this.stats.buffer, worker.threadId);
     if (this.#stopping) {
+      this.#closePoolPort();
       await worker.terminate();
       throw errors.actor(`actor ${this.group} failed to start: stopped while starting`);
     }
@@ -94,12 +131,14 @@ export class Supervisor {
     worker.on('error', (error) => {
       this.#crashReason = error.stack ?? error.message;
     });
+    this.#watchForHang(worker);
   }
 
   /** Drain (finish or hand back in-flight work), then end the thread. */
   async stop(graceMs: number): Promise<{ released: number }> {
     this.#stopping = true;
     clearTimeout(this.#restartTimer);
+    clearInterval(this.#pingTimer);
     const worker = this.#worker;
     const actor = this.#actor;
     this.#worker = null;
@@ -118,14 +157,53 @@ export class Supervisor {
     release(actor);
     await this.#hooks.detach(this.group);
     await worker.terminate();
+    this.#closePoolPort();
     return result;
+  }
+
+  /**
+   * Pings the actor now and then, one ping at a time. A thread stuck in a handler that never
+   * yields cannot answer (nor renew its leases): past hangTimeoutMs it is ended, and its exit
+   * restarts it like a crash.
+   */
+  #watchForHang(worker: Worker): void {
+    const limit = this.#times.hangTimeoutMs;
+    if (limit <= 0) return;
+    this.#pingSentAt = 0;
+    this.#pingTimer = every(
+      () => {
+        const actor = this.#actor;
+        if (!actor || worker !== this.#worker) return;
+        if (this.#pingSentAt === 0) {
+          this.#pingSentAt = performance.now();
+          actor.ping().then(
+            () => {
+              this.#pingSentAt = 0;
+            },
+            () => undefined,
+          );
+        } else if (performance.now() - this.#pingSentAt > limit) {
+          clearInterval(this.#pingTimer);
+          this.#crashReason = `hung: no answer to ping within ${limit} ms`;
+          void worker.terminate();
+        }
+      },
+      Math.max(100, Math.min(5000, limit / 4)),
+    );
+  }
+
+  #closePoolPort(): void {
+    this.#poolPort?.close();
+    this.#poolPort = null;
   }
 
   async #exited(worker: Worker, code: number, livedMs: number): Promise<void> {
     if (this.#stopping || worker !== this.#worker) return;
+    clearInterval(this.#pingTimer);
     if (this.#actor) release(this.#actor);
     this.#actor = null;
     this.#worker = null;
+    this.#closePoolPort();
     await this.#hooks.detach(this.group);
     if (livedMs > HEALTHY_MS) this.#pause = FIRST_PAUSE_MS;
     this.#restarts++;

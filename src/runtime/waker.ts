@@ -1,9 +1,11 @@
 // How an idle actor waits: one BLPOP on the group's wake list, kept on a
 // connection of its own, raced against a timer set for the next due time.
-// Producers push a token when they add a message due earlier than anything
-// pending, so the actor sleeps in Redis instead of polling, yet wakes on the
-// millisecond (Redis's own BLPOP timeouts are only as fine as its `hz`).
+// Producers push a token when they add a message due before the time the
+// group's consumers will look anyway, so the actor sleeps in Redis instead of
+// polling, yet wakes on the millisecond (Redis's own BLPOP timeouts are only
+// as fine as its `hz`).
 import type { RedisClient } from '../redis/connection.js';
+import { later } from './timers.js';
 
 /** Longest single BLPOP; a new one starts when it ends empty. */
 const BLOCK_SECONDS = 30;
@@ -14,10 +16,17 @@ export class Waker {
   readonly #blocker: RedisClient;
   readonly #wakeKey: string;
   #blocking = false;
+  #listening = false;
   #pending: WakeReason | null = null;
   #resolve: ((reason: WakeReason) => void) | null = null;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /**
+   * Set by the actor while it has no room for work. A BLPOP cannot be called off, so one left
+   * from an earlier wait may still take a token; a full actor hands it on to an idle sibling
+   * (another launcher's actor of the same group) instead of sitting on it.
+   */
+  full = false;
 
   constructor(blocker: RedisClient, wakeKey: string) {
     this.#blocker = blocker;
@@ -26,9 +35,8 @@ export class Waker {
 
   /**
    * Resolves on a producer's token (when `listen`), after `ms` (never when ms < 0),
-   * or on poke(). A token or poke that came while the actor was busy ends the next
-   * wait at once. An actor with no room for work does not listen, leaving tokens
-   * to idle siblings.
+   * or on poke(). A poke or token that came while the actor was busy ends the next
+   * wait at once.
    */
   wait(ms: number, listen = true): Promise<WakeReason> {
     if (this.#closed) return Promise.resolve('closed');
@@ -37,14 +45,15 @@ export class Waker {
       this.#pending = null;
       return Promise.resolve(reason);
     }
+    this.#listening = listen;
     if (listen) this.#block();
     return new Promise((resolve) => {
       this.#resolve = resolve;
-      if (ms >= 0) this.#timer = setTimeout(() => this.#fire('timer'), ms);
+      if (ms >= 0) this.#timer = later(() => this.#fire('timer'), ms);
     });
   }
 
-  /** Ends the current wait (a handler finished, shutdown began). */
+  /** Ends the current wait (a handler finished, shutdown began, the watcher saw work). */
   poke(): void {
     this.#fire('poke');
   }
@@ -63,20 +72,27 @@ export class Waker {
     else if (reason !== 'timer' && this.#pending === null) this.#pending = reason;
   }
 
-  // Only an actor that waits holds a BLPOP, so a token goes to an idle one.
+  #token(): void {
+    if (this.#resolve && this.#listening) this.#fire('token');
+    else if (this.full && !this.#closed) {
+      this.#blocker.rpush(this.#wakeKey, '1').catch(() => undefined);
+    } else if (this.#pending === null) this.#pending = 'token';
+  }
+
+  // Only an actor that waits with room for work starts a BLPOP.
   #block(): void {
     if (this.#blocking || this.#closed) return;
     this.#blocking = true;
     this.#blocker.blpop(this.#wakeKey, BLOCK_SECONDS).then(
       (reply) => {
         this.#blocking = false;
-        if (reply) this.#fire('token');
-        else if (this.#resolve) this.#block();
+        if (reply) this.#token();
+        else if (this.#resolve && this.#listening) this.#block();
       },
       () => {
         // Connection trouble: ioredis reconnects; try again shortly while waiting.
         this.#blocking = false;
-        setTimeout(() => this.#resolve && this.#block(), 1000).unref();
+        later(() => this.#resolve && this.#listening && this.#block(), 1000).unref();
       },
     );
   }

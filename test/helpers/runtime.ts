@@ -56,7 +56,8 @@ export async function idsByState(client: Redis | Cluster, queue: Queue) {
       string,
     ];
     out.delayed.push(...(await client.zrange(delayed, 0, -1)));
-    out.ready.push(...(await client.zrange(ready, 0, -1)));
+    // Ready members are the due time (11 hex digits) followed by the id.
+    out.ready.push(...(await client.zrange(ready, 0, -1)).map((member) => member.slice(11)));
     out.active.push(...(await client.zrange(active, 0, -1)));
     out.dead.push(...(await client.zrange(dead, 0, -1)));
   }

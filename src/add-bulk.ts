@@ -1,0 +1,131 @@
+// addBulk: checked messages go out in one add.lua call per group and chunk.
+// Chunks are cut by count and by bytes, so neither Redis's query buffer nor
+// one script's run time grows with big bodies. Calls to different groups are
+// independent: when some fail, the caller learns exactly which items went in.
+import type { PreparedMessage } from './add-options.js';
+import type { QueueConfig } from './config.js';
+import { AddBulkError } from './errors.js';
+import type { IdBlocks } from './id-blocks.js';
+
+/** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
+const CHUNK_MESSAGES = 1000;
+/** Most bytes per add.lua call: a few ms of copying in Redis, far below its query buffer. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface AddContext {
+  config: QueueConfig;
+  idBlocks: IdBlocks;
+  /** Redis time in ms for the group's server */
+  now(group: number): Promise<number>;
+  run(group: number, args: (string | Buffer)[]): Promise<unknown>;
+}
+
+/**
+ * Adds `prepared`, giving generated ids to those without one. `ids` holds ids already given
+ * (a retry): those are sent as 'r', which add.lua skips when they are there already.
+ */
+export async function addPrepared(
+  context: AddContext,
+  prepared: PreparedMessage[],
+  given: (string | null)[] = [],
+): Promise<string[]> {
+  const ids: (string | null)[] = prepared.map((m, i) => given[i] ?? (m.callerId || null));
+  const failures: { index: number; reason: string }[] = [];
+  let cause: unknown;
+  await Promise.all(
+    chunks(prepared).map(async (chunk) => {
+      try {
+        await sendChunk(context, prepared, chunk, ids, given);
+      } catch (error) {
+        cause ??= error;
+        const reason = error instanceof Error ? error.message : String(error);
+        for (const index of chunk) failures.push({ index, reason });
+      }
+    }),
+  );
+  if (failures.length === 0) return ids as string[];
+  failures.sort((a, b) => a.index - b.index);
+  const failed = new Set(failures.map((f) => f.index));
+  const retry = async () => {
+    const again = failures.map((f) => prepared[f.index] as PreparedMessage);
+    const sent = await addPrepared(
+      context,
+      again,
+      failures.map((f) => ids[f.index] ?? null),
+    );
+    const all = [...ids] as string[];
+    failures.forEach((f, i) => {
+      all[f.index] = sent[i] as string;
+    });
+    return all;
+  };
+  throw new AddBulkError(
+    ids.map((id, i) => (failed.has(i) ? null : id)),
+    failures,
+    retry,
+    cause,
+  );
+}
+
+/** Indexes of `prepared`, per group, cut by count and bytes. */
+function chunks(prepared: PreparedMessage[]): number[][] {
+  const open = new Map<number, { indexes: number[]; bytes: number }>();
+  const out: number[][] = [];
+  prepared.forEach((message, index) => {
+    let chunk = open.get(message.group);
+    if (
+      chunk &&
+      (chunk.indexes.length >= CHUNK_MESSAGES || chunk.bytes + message.bytes > CHUNK_BYTES)
+    ) {
+      out.push(chunk.indexes);
+      chunk = undefined;
+    }
+    if (!chunk) {
+      chunk = { indexes: [], bytes: 0 };
+      open.set(message.group, chunk);
+    }
+    chunk.indexes.push(index);
+    chunk.bytes += message.bytes;
+  });
+  for (const chunk of open.values()) out.push(chunk.indexes);
+  return out;
+}
+
+async function sendChunk(
+  context: AddContext,
+  prepared: PreparedMessage[],
+  chunk: number[],
+  ids: (string | null)[],
+  given: (string | null)[],
+): Promise<void> {
+  const group = (prepared[chunk[0] as number] as PreparedMessage).group;
+  const wanted = chunk.filter((index) => ids[index] === null).length;
+  const generated = wanted > 0 ? await context.idBlocks.take(group, wanted) : [];
+  const now = await context.now(group);
+  const unit = context.config.unitMs;
+  const args: (string | Buffer)[] = [''];
+  let earliest = Number.POSITIVE_INFINITY;
+  let next = 0;
+  for (const index of chunk) {
+    const message = prepared[index] as PreparedMessage;
+    const id = ids[index] ?? (generated[next++] as string);
+    ids[index] = id;
+    // Caller ids are checked for duplicates; generated ones for a counter that went back.
+    const kind = given[index] ? (message.callerId ? 'c' : 'r') : message.callerId ? 'c' : 'g';
+    const dueMs = 'runAt' in message.due ? message.due.runAt : now + message.due.delay;
+    // Due now goes straight to the ready set; later, to the delayed set.
+    let score = '';
+    if (dueMs > now) {
+      score = String(unit === 1 ? dueMs : dueMs / unit);
+      if (dueMs < earliest) earliest = dueMs;
+    }
+    args.push(id, kind, score, String(message.priority), message.record);
+  }
+  if (earliest !== Number.POSITIVE_INFINITY) args[0] = String(earliest);
+  const reply = (await context.run(group, args)) as number[] | (string | number)[];
+  // Generated ids that were taken already came back renamed: the block they came from is stale.
+  if (reply.length > 1) context.idBlocks.discard(group);
+  for (let i = 1; i < reply.length; i += 2) {
+    ids[chunk[Number(reply[i]) - 1] as number] = String(reply[i + 1]);
+  }
+}

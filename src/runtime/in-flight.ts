@@ -1,0 +1,82 @@
+// The messages an actor holds: leased and waiting for their due time, or
+// running. A handler's abort signal is made only when the handler asks for it
+// (most never do), and aborting goes message by message: no AbortSignal.any,
+// which on Node 20 kept every combined signal alive (the heap grew by ~85 MB
+// over 400,000 messages with a time limit set).
+import { performance } from 'node:perf_hooks';
+import type { Message } from '../message.js';
+import type { JobContext } from './actor-types.js';
+
+export interface Entry {
+  readonly message: Message;
+  /** performance.now() when its handler started; 0 while it waits for its due time */
+  startedAt: number;
+  controller: AbortController | null;
+}
+
+/** What a handler gets besides the job; the signal is made on first use. */
+class Context implements JobContext {
+  readonly #entry: Entry;
+  readonly lateMs: number;
+  constructor(entry: Entry, lateMs: number) {
+    this.#entry = entry;
+    this.lateMs = lateMs;
+  }
+  get signal(): AbortSignal {
+    this.#entry.controller ??= new AbortController();
+    return this.#entry.controller.signal;
+  }
+}
+
+export class InFlight {
+  readonly #entries = new Map<Message, Entry>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  add(message: Message): Entry {
+    const entry: Entry = { message, startedAt: 0, controller: null };
+    this.#entries.set(message, entry);
+    return entry;
+  }
+
+  /** Marks the handler as started; returns the context to hand it. */
+  start(entry: Entry, lateMs: number): JobContext {
+    entry.startedAt = performance.now();
+    return new Context(entry, lateMs);
+  }
+
+  get(message: Message): Entry | undefined {
+    return this.#entries.get(message);
+  }
+
+  /** Forgets the message; false when it was no longer held (handed back or timed out). */
+  delete(message: Message): boolean {
+    return this.#entries.delete(message);
+  }
+
+  messages(): Message[] {
+    return [...this.#entries.keys()];
+  }
+
+  entries(): Entry[] {
+    return [...this.#entries.values()];
+  }
+
+  /** Running handlers started more than `timeoutMs` ago. */
+  overdue(timeoutMs: number): Entry[] {
+    const before = performance.now() - timeoutMs;
+    const out: Entry[] = [];
+    for (const entry of this.#entries.values()) {
+      if (entry.startedAt > 0 && entry.startedAt <= before) out.push(entry);
+    }
+    return out;
+  }
+
+  /** Tells running handlers to give up (a time limit, or shutdown). */
+  static abort(entry: Entry, reason: Error): void {
+    entry.controller ??= new AbortController();
+    entry.controller.abort(reason);
+  }
+}

@@ -1,0 +1,70 @@
+// Keyspace notifications for the delayed sets, where the server allows them:
+// a program that only does `ZADD task_group:3 …` sends no wake-up token, but
+// Redis itself can announce the ZADD. Off on most servers (it costs the server
+// a little for every write), so: 'auto' uses them when they are on, 'enable'
+// turns them on (CONFIG SET), 'off' never looks. On a cluster each master
+// announces only its own keys, so there is one subscriber per master.
+import { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../redis/connection.js';
+
+export type KeyspaceMode = 'auto' | 'enable' | 'off';
+
+export interface KeyspaceSubscription {
+  close(): void;
+}
+
+/** Notification flags that include ZADD events on keys: K (keyspace) with z or A. */
+const covers = (flags: string) => flags.includes('K') && /[zA]/.test(flags);
+
+/**
+ * Calls `onKey(key)` when a ZADD touches one of `keys`. Resolves null when notifications are
+ * off and may not be turned on (or CONFIG is refused, as managed services and ACLs often do).
+ */
+export async function watchKeyspace(
+  client: RedisClient,
+  keys: string[],
+  mode: KeyspaceMode,
+  onKey: (key: string) => void,
+  onProblem: (problem: string) => void,
+): Promise<KeyspaceSubscription | null> {
+  if (mode === 'off') return null;
+  const servers = isCluster(client) ? client.nodes('master') : [client];
+  try {
+    for (const server of servers) {
+      const [, flags = ''] = (await server.config('GET', 'notify-keyspace-events')) as string[];
+      if (covers(flags)) continue;
+      if (mode === 'auto') return null;
+      await server.config('SET', 'notify-keyspace-events', `${flags.replace('K', '')}Kz`);
+    }
+  } catch (error) {
+    onProblem(`keyspace notifications unavailable: ${(error as Error).message}`);
+    return null;
+  }
+  const subscribers = servers.map((server) => {
+    const { host, port, db = 0, username, password, tls } = server.options;
+    const subscriber = new Redis({
+      host,
+      port,
+      db,
+      username,
+      password,
+      tls,
+      connectionName: 'skyq-keyspace',
+      lazyConnect: false,
+    });
+    subscriber.on('error', () => undefined); // ioredis reconnects and resubscribes by itself
+    const prefix = `__keyspace@${db}__:`;
+    subscriber.on('message', (channel: string, event: string) => {
+      if (event === 'zadd') onKey(channel.slice(prefix.length));
+    });
+    void subscriber
+      .subscribe(...keys.map((key) => `${prefix}${key}`))
+      .catch((error: Error) => onProblem(`keyspace subscription failed: ${error.message}`));
+    return subscriber;
+  });
+  return {
+    close: () => {
+      for (const subscriber of subscribers) subscriber.disconnect();
+    },
+  };
+}

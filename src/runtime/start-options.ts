@@ -1,0 +1,135 @@
+// What startActors() accepts, checked once before any thread starts, and
+// turned into the settings each part of the runtime gets.
+import { type QueueConfig, type QueueOptions, queueConfig } from '../config.js';
+import { errors } from '../errors.js';
+import { checkDuration, checkGroup, checkInteger } from '../options.js';
+import type { ActorSettings } from './actor-types.js';
+import { handlerUrl } from './handler.js';
+import type { KeyspaceMode } from './keyspace.js';
+import { DEFAULT_LOG_DIR } from './logger.js';
+import type { WatchSettings } from './watcher.js';
+
+export interface StartOptions extends QueueOptions {
+  /** run actors for these groups only (default: all) */
+  only?: number[];
+  /** handlers running at once per actor (default 100) */
+  concurrency?: number;
+  /** most messages one poll leases (default 200) */
+  batch?: number;
+  /** lease length, renewed while a handler runs (default 30 s) */
+  leaseMs?: number;
+  /** fail a handler that runs longer than this (default 10 minutes; 0: no limit) */
+  timeoutMs?: number;
+  /** lease messages due within this window and start them on a local timer (default 100 ms) */
+  lookaheadMs?: number;
+  /** handler module path; default: log each message as consumed */
+  handler?: string;
+  /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
+  pool?: number;
+  logDir?: string;
+  logLevel?: string;
+  /** how long graceful shutdown waits for running handlers (default 10 s) */
+  graceMs?: number;
+  /** publish live figures to Redis for `skyq stats` (default true) */
+  publishStats?: boolean;
+  /** start the actors without claiming until resume() */
+  paused?: boolean;
+  /** an actor that does not answer ping this long is ended and restarted (default 30 s) */
+  hangTimeoutMs?: number;
+  /** how often idle groups are checked for work nobody announced (default 50 ms; 0 = never) */
+  watchMs?: number;
+  /** keyspace notifications for foreign ZADDs: 'auto' (use when on), 'enable', 'off' */
+  keyspaceEvents?: KeyspaceMode;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** Everything startActors() needs, checked. */
+export interface StartPlan {
+  config: QueueConfig;
+  queue: QueueOptions;
+  groups: number[];
+  actor: Omit<ActorSettings, 'group' | 'paused'>;
+  handlerUrl: string | null;
+  poolSize: number;
+  logDir: string;
+  logLevel: string;
+  graceMs: number;
+  hangTimeoutMs: number;
+  publish: boolean;
+  watch: WatchSettings;
+}
+
+export function planStart(options: StartOptions): StartPlan {
+  if (options.connection) {
+    throw errors.invalidOption(
+      'connection',
+      'actors make their own connections: give redis or cluster',
+    );
+  }
+  const queue = queueOptionsOf(options);
+  const config = queueConfig(queue);
+  const groups = options.only
+    ? [...new Set(options.only.map((g) => checkGroup('only', g, config.groups)))].sort(
+        (a, b) => a - b,
+      )
+    : Array.from({ length: config.groups }, (_, g) => g);
+  if (groups.length === 0) throw errors.invalidOption('only', 'names no group');
+  const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
+  if (leaseMs < 100) throw errors.invalidOption('leaseMs', 'must be at least 100 ms', leaseMs);
+  const url = options.handler ? handlerUrl(options.handler) : null;
+  const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
+  if (poolSize > 0 && !url)
+    throw errors.invalidOption('pool', 'needs a handler module (--handler)');
+  const keyspaceEvents = options.keyspaceEvents ?? 'auto';
+  if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
+    throw errors.invalidOption(
+      'keyspaceEvents',
+      "must be 'auto', 'enable' or 'off'",
+      keyspaceEvents,
+    );
+  }
+  return {
+    config,
+    queue,
+    groups,
+    actor: {
+      concurrency: checkInteger('concurrency', options.concurrency ?? 100, 1, 100_000),
+      batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
+      leaseMs,
+      timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      // A message leased ahead must not see its lease run out before it is due.
+      lookaheadMs: Math.min(
+        checkDuration('lookaheadMs', options.lookaheadMs ?? 100, 1000),
+        Math.floor(leaseMs / 2),
+      ),
+    },
+    handlerUrl: url,
+    poolSize,
+    logDir: options.logDir ?? DEFAULT_LOG_DIR,
+    logLevel: options.logLevel ?? 'info',
+    graceMs: checkDuration('graceMs', options.graceMs ?? 10_000),
+    hangTimeoutMs: checkDuration('hangTimeoutMs', options.hangTimeoutMs ?? 30_000),
+    publish: options.publishStats !== false,
+    watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
+  };
+}
+
+/** The Queue options inside StartOptions. */
+function queueOptionsOf(options: StartOptions): QueueOptions {
+  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
+    options;
+  return Object.fromEntries(
+    Object.entries({
+      redis,
+      cluster,
+      tls,
+      prefix,
+      groups,
+      scoreUnit,
+      maxBodyBytes,
+      attempts,
+      backoff,
+    }).filter(([, v]) => v !== undefined),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * Lease owner tokens (issue 7, item 3): only the holder of the current lease can ack, fail,
+ * release or extend a message. Before, a consumer whose lease had expired could still fail the
+ * message another consumer was running (it went dead, and the new owner's ack was lost).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Message, Queue } from '../src/index.js';
+import { startActors } from '../src/runtime/launcher.js';
+import { untilRedisTime } from './helpers/queue.js';
+import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
+
+const redis = useRuntimeRedis();
+
+describe('a consumer whose lease expired', () => {
+  it('cannot fail, ack, extend or release the message its new owner holds', async () => {
+    const queue = new Queue({ redis: redis.server.url, prefix: 'tok', groups: 1, attempts: 3 });
+    try {
+      const id = await queue.add('order 7');
+      const [stale] = (await queue.claim(0, 1, 200)) as [Message];
+      await untilRedisTime(redis.client, Date.now() + 250);
+      const [owner] = (await queue.claim(0, 1, 30_000)) as [Message];
+      expect(owner).toMatchObject({ id, attempts: 2 });
+      expect(owner.token).not.toBe(stale.token);
+
+      expect(await queue.fail(stale, new Error('late'))).toBe('stale');
+      expect(await queue.extendLease([stale], 60_000)).toBe(0);
+      expect(await queue.release([stale])).toBe(0);
+      expect(await queue.ack([stale])).toBe(0);
+      const polled = await queue.poll(0, { ack: [stale] });
+      expect(polled).toMatchObject({ acked: 0, stale: [id] });
+      expect(await queue.get(id)).toMatchObject({ state: 'active', attempts: 2, deadReason: null });
+
+      // The owner's calls all work.
+      expect(await queue.extendLease([owner], 60_000)).toBe(1);
+      expect(await queue.ack([owner])).toBe(1);
+      expect(await queue.get(id)).toBeNull();
+      expect(await queue.deadLetters.list()).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('in the runtime: the late ack is refused and logged, the new owner acks, nothing dies', async () => {
+    await redis.client.del('starts');
+    const where = { redis: redis.server.url, prefix: 'tokrt', groups: 1, attempts: 3 };
+    const queue = new Queue(where);
+    const options = {
+      ...where,
+      handler: fixture('starts.mjs'),
+      leaseMs: 300,
+      publishStats: false,
+      hangTimeoutMs: 0,
+    };
+    const dirs = [tempDir(), tempDir()];
+    const [first, second] = await Promise.all(
+      dirs.map((logDir) => startActors({ ...options, logDir })),
+    );
+    try {
+      // The first delivery blocks its thread past the lease: no renewal, the other launcher's
+      // actor takes the message over, and the first one's ack comes too late.
+      const id = await queue.add({ block: 1500 });
+      await waitFor('two starts', async () =>
+        (await redis.client.llen('starts')) >= 2 ? true : undefined,
+      );
+      await waitFor('acked by the new owner', async () =>
+        (await queue.get(id)) === null ? true : undefined,
+      );
+      const stats = await Promise.all([first, second].map((l) => l?.stats()));
+      const stale = stats.reduce((sum, s) => sum + (s?.totals.stale ?? 0), 0);
+      await waitFor('the refused ack', async () => {
+        const all = await Promise.all([first, second].map((l) => l?.stats()));
+        return all.reduce((sum, s) => sum + (s?.totals.stale ?? 0), 0) >= 1 ? true : undefined;
+      });
+      expect(stale).toBeLessThanOrEqual(1);
+      expect(await queue.deadLetters.list()).toEqual([]);
+    } finally {
+      await Promise.all([first, second].map((l) => l?.stop()));
+      await queue.close();
+    }
+    const logs = dirs.map((dir) => readFileSync(join(dir, 'actor-0.log'), 'utf8')).join('\n');
+    expect(logs).toMatch(/"event":"stale"/);
+  });
+});
