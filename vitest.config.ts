@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The fault suite (kill -9, failover, 5 GB of bodies) runs on its own: npm run test:faults.
+    exclude: ['test/faults/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Suites start their own redis-server processes; two cores run two files at once.

@@ -10,7 +10,7 @@ import type { IdBlocks } from './id-blocks.js';
 /** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
 const CHUNK_MESSAGES = 1000;
 /** Most bytes per add.lua call: a few ms of copying in Redis, far below its query buffer. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
 export interface AddContext {
   config: QueueConfig;

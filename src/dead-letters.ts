@@ -36,7 +36,7 @@ export interface DeadLetterSelection {
 
 const BATCH = 1000;
 /** Most bytes of records one dead-list call reads: a page of big bodies comes in several calls. */
-const PAGE_BYTES = 4 * 1024 * 1024;
+const PAGE_BYTES = 1024 * 1024;
 
 export class DeadLetters {
   readonly #config: QueueConfig;

@@ -56,7 +56,7 @@ export interface PollOptions {
 /** Most due messages one claim promotes (or expired leases it recovers). */
 const PROMOTE_LIMIT = 5000;
 /** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
-const CLAIM_BYTES = 4 * 1024 * 1024;
+const CLAIM_BYTES = 1024 * 1024;
 
 type Args = (string | number | Buffer)[];
 

@@ -99,7 +99,7 @@ if not direct then
     candidateDues[#candidateDues + 1] = tonumber(string.sub(member, 1, 11), 16)
   end
 end
-local recs, taken, bytes, size = {}, 0, 0, 4
+local recs, taken, bytes, size = {}, 0, 0, 1
 while taken < #candidates and bytes <= budget do
   local last = math.min(#candidates, taken + size)
   local part = redis.call('HMGET', msgKey, unpack(candidates, taken + 1, last))

@@ -1,0 +1,81 @@
+/**
+ * No script call is long, whatever the bodies (issue 7, item 4): promotion reads no records, a
+ * claim reads records only up to a byte budget, adds are cut by bytes. Before, one
+ * `claim(max=1)` over 5,000 due messages of 100 KB read every body (7 s of Redis time, other
+ * clients got BUSY). Here: 5,000 due messages of 1 MiB each, and SLOWLOG set to 10 ms.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/index.js';
+import { Queue } from '../../src/index.js';
+import { untilRedisTime } from '../helpers/queue.js';
+import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';
+
+const MESSAGES = 5_000;
+const BODY = 'b'.repeat(1024 * 1024);
+
+let server: RedisServerHandle;
+let plain: Redis;
+
+beforeAll(async () => {
+  server = await startStandalone({
+    extraArgs: ['--slowlog-log-slower-than', '10000', '--slowlog-max-len', '10000'],
+  });
+  plain = new Redis(server.url);
+});
+
+afterAll(async () => {
+  plain?.disconnect();
+  await server?.stop();
+});
+
+/** SLOWLOG entries of scripts: [id, time, microseconds, args…]. */
+async function slowScripts(): Promise<string[]> {
+  const entries = (await plain.call('SLOWLOG', 'GET', '-1')) as [
+    number,
+    number,
+    number,
+    string[],
+  ][];
+  return entries
+    .filter(([, , , args]) => /^eval/i.test(String(args[0])))
+    .map(([, , us, args]) => `${args[0]} ${args[3] ?? ''}: ${us} µs`);
+}
+
+describe('5,000 due messages of 1 MiB', () => {
+  it('no script call reaches 10 ms: adds, the promoting claim, and the drain', {
+    timeout: 300_000,
+  }, async () => {
+    const queue = new Queue({ redis: server.url, groups: 1, maxBodyBytes: 2 * 1024 * 1024 });
+    try {
+      await queue.ready();
+      await plain.call('SLOWLOG', 'RESET');
+      let lastDue = 0;
+      // Batches of 50: the producer would not hold 5 GB of records at once either.
+      for (let i = 0; i < MESSAGES; i += 50) {
+        const ids = await queue.addBulk(
+          Array.from({ length: 50 }, () => ({ body: BODY, options: { delay: 500 } })),
+        );
+        lastDue = Math.max(lastDue, (await queue.get(ids[0] as string))?.dueAt ?? 0);
+      }
+      expect((await queue.counts())[0]?.delayed).toBe(MESSAGES);
+      await untilRedisTime(plain, lastDue + 600);
+
+      const [first] = await queue.claim(0, 1);
+      expect(first?.body).toHaveLength(BODY.length);
+      let taken: Message[] = first ? [first] : [];
+      let total = taken.length;
+      while (total < MESSAGES) {
+        const polled = await queue.poll(0, { max: 500, ack: taken });
+        taken = polled.messages;
+        total += taken.length;
+        expect(taken.length).toBeGreaterThan(0); // the budget shrinks a batch, never to nothing
+      }
+      await queue.ack(taken);
+      expect((await queue.counts())[0]).toMatchObject({ delayed: 0, ready: 0, active: 0 });
+      expect(await slowScripts()).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+  });
+});
