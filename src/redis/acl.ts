@@ -33,16 +33,22 @@ export const CLIENT_COMMANDS = [
 
 /** Commands the Lua scripts call (src/lua/*.lua). */
 export const SCRIPT_COMMANDS = [
+  'del',
   'exists',
+  'get',
   'hdel',
+  'hexists',
   'hget',
   'hincrby',
   'hmget',
   'hset',
+  'incr',
   'incrby',
   'llen',
   'rpush',
+  'set',
   'time',
+  'type',
   'zadd',
   'zcard',
   'zmscore',
