@@ -3,7 +3,7 @@
 export type { AddOptions } from './add-options.js';
 export type { QueueOptions, ScoreUnit } from './config.js';
 export type { DeadLetter, DeadLetterSelection } from './dead-letters.js';
-export { errors, SkyqError } from './errors.js';
+export { AddBulkError, errors, SkyqError } from './errors.js';
 export { groupKeys, homeGroup } from './keys.js';
 export type { Message, PollResult } from './message.js';
 export type { MessageInfo, MessageState } from './message-info.js';
