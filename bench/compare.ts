@@ -9,10 +9,12 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
-import { bullmqSystemName, runBullmq } from '../src/bench/bullmq.js';
-import { runNaive } from '../src/bench/naive.js';
-import { formatResultLine, formatResultsTable } from '../src/bench/report.js';
-import { DEFAULT_SKYQ_SHAPE, runSkyq } from '../src/bench/skyq.js';
+import { startRedisServer } from '../src/redis/server.js';
+import { beeSystemName, runBee } from './bee.js';
+import { bullmqSystemName, runBullmq } from './bullmq.js';
+import { runNaive } from './naive.js';
+import { formatResultLine, formatResultsTable } from './report.js';
+import { DEFAULT_SKYQ_SHAPE, runSkyq } from './skyq.js';
 import {
   type BenchResult,
   defaultWorkload,
@@ -21,21 +23,27 @@ import {
   WORKLOAD_NAMES,
   type WorkloadName,
   type WorkloadOptions,
-} from '../src/bench/workloads.js';
-import { startRedisServer } from '../src/redis/server.js';
+} from './workloads.js';
 
 const bullmq = (workers: number, concurrency: number): [string, SystemRunner] => [
   bullmqSystemName({ workers, concurrency }),
   (url, w, progress) => runBullmq(url, w, { workers, concurrency }, progress),
 ];
 
+const bee = (workers: number, concurrency: number): [string, SystemRunner] => [
+  beeSystemName({ workers, concurrency }),
+  (url, w, progress) => runBee(url, w, { workers, concurrency }, progress),
+];
+
 /** Every system compared, by the name its results carry. Insertion order = column order. */
 export const systems: Record<string, SystemRunner> = Object.fromEntries([
   [
     'skyq',
-    (url: string, w: WorkloadOptions, p?: Progress) => runSkyq(url, w, DEFAULT_SKYQ_SHAPE, p),
+    (url: string, w: WorkloadOptions, p?: Progress) =>
+      runSkyq(url, w, { shape: DEFAULT_SKYQ_SHAPE }, p),
   ],
   ['naive', runNaive],
+  bee(1, 100),
   bullmq(1, 100),
   bullmq(10, 10),
 ]);

@@ -28,7 +28,7 @@ import {
 import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
 import { explainRedisError } from './redis/explain.js';
-import { type ScriptName, Scripts } from './redis/scripts.js';
+import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
 
 export interface GroupCounts {
   group: number;
@@ -285,6 +285,18 @@ export class Queue {
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
+  }
+
+  /** Runs a script over several groups at once (see Scripts.runMulti). */
+  runMulti(
+    name: MultiGroupScriptName,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
+    if (this.#closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.runMulti(name, keys, args).catch((error) => {
       throw explainRedisError(error, this.config.prefix, this.client);
     });
   }

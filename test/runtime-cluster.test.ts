@@ -53,11 +53,15 @@ describe('actors on a Redis Cluster', () => {
       });
       expect([...done].sort()).toEqual([...ids].sort());
 
-      // Every actor did its own group's share, on its own slot.
-      const stats = await launcher.stats();
-      expect(stats.actors.map((a) => [a.group, a.status, a.stat?.done])).toEqual(
-        Array.from({ length: 10 }, (_, g) => [g, 'ok', perGroup]),
-      );
+      // Every actor did its own group's share, on its own slot. (A handler records its id just
+      // before it returns: `done` counts a moment later.)
+      const wanted = Array.from({ length: 10 }, (_, g) => [g, 'ok', perGroup]);
+      const shares = await waitFor('every share counted', async () => {
+        const stats = await launcher.stats();
+        const seen = stats.actors.map((a) => [a.group, a.status, a.stat?.done]);
+        return JSON.stringify(seen) === JSON.stringify(wanted) ? seen : undefined;
+      });
+      expect(shares).toEqual(wanted);
       await waitFor('every ack', async () => {
         const counts = await queue.counts();
         return counts.every((c) => c.delayed + c.ready + c.active + c.dead === 0)

@@ -4,9 +4,9 @@
 
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { formatResultsTable } from '../bench/report.js';
-import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../bench/skyq.js';
-import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../bench/workloads.js';
+import { formatResultsTable } from '../../bench/report.js';
+import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
+import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
 import { errors } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { startRedisServer } from '../redis/server.js';
@@ -24,6 +24,7 @@ interface BenchFlags {
   spread?: string;
   rate?: string;
   duration?: string;
+  idle: string;
   json?: boolean;
 }
 
@@ -46,6 +47,11 @@ export function registerBench(program: Command): void {
     .option('--spread <duration>', 'due times spread over 0..spread (seed 5s, steady 1s)')
     .option('--rate <n>', 'steady: messages per second', '2000')
     .option('--duration <duration>', 'steady: how long to produce', '30s')
+    .option(
+      '--idle <duration>',
+      'measure the idle actors this long, from 1 s after ready (seed, steady; 0 skips)',
+      '2s',
+    )
     .option('--json', 'print the result as JSON')
     .action(async (flags: BenchFlags) => {
       if (!WORKLOAD_NAMES.includes(flags.workload as WorkloadName)) {
@@ -69,6 +75,7 @@ export function registerBench(program: Command): void {
         concurrency: parseCount(flags.concurrency, 'concurrency'),
         batch: parseCount(flags.batch, 'batch'),
       };
+      const idleMs = parseDuration(flags.idle, 'idle');
       const server = flags.redis ? null : await startRedisServer();
       const url = flags.redis ?? (server?.url as string);
       const out = flags.json ? process.stderr : process.stdout;
@@ -83,7 +90,7 @@ export function registerBench(program: Command): void {
       );
       let started = false;
       try {
-        const result = await runSkyq(url, workload, shape, (done, expected) => {
+        const result = await runSkyq(url, workload, { shape, idleMs }, (done, expected) => {
           if (!started) bar.start(expected, 0);
           started = true;
           bar.update(done);

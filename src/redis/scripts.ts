@@ -1,6 +1,8 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
-// KEYS and ARGV. lib.lua is put in front of each; ioredis runs them by
-// EVALSHA (falling back to EVAL once per server when the cache is empty).
+// KEYS and ARGV. lib.lua is put in front of each group script (they all take
+// one group's keys); the multi-group scripts stand alone and take their keys
+// as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
+// when the cache is empty).
 import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../keys.js';
 import type { RedisClient } from './connection.js';
@@ -21,32 +23,34 @@ export const SCRIPT_NAMES = [
   'dead-retry',
   'dead-purge',
   'pause',
-  'watch',
   'time',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
+/** Scripts over several groups at once: no lib.lua, any number of keys. */
+export const MULTI_GROUP_SCRIPTS = ['watch-many'] as const;
+export type MultiGroupScriptName = (typeof MULTI_GROUP_SCRIPTS)[number];
+
 /** Every script takes the group's keys in the same order (see keys.ts). */
 const NUMBER_OF_KEYS = KEY_NAMES.length;
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
-let sources: Map<ScriptName, string> | undefined;
+let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
 
-function loadSources(): Map<ScriptName, string> {
+function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
   if (!sources) {
-    const lib = readFileSync(new URL('lib.lua', LUA_DIR), 'utf8');
-    sources = new Map(
-      SCRIPT_NAMES.map((name) => [
-        name,
-        `${lib}\n${readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8')}`,
-      ]),
-    );
+    const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
+    const lib = read('lib');
+    sources = new Map<ScriptName | MultiGroupScriptName, string>([
+      ...SCRIPT_NAMES.map((name) => [name, `${lib}\n${read(name)}`] as const),
+      ...MULTI_GROUP_SCRIPTS.map((name) => [name, read(name)] as const),
+    ]);
   }
   return sources;
 }
 
-const commandName = (name: ScriptName) => `skyq_${name.replace('-', '_')}`;
+const commandName = (name: string) => `skyq_${name.replace('-', '_')}`;
 
 type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
@@ -55,8 +59,11 @@ export class Scripts {
 
   constructor(client: RedisClient) {
     this.#client = client;
+    const multi = new Set<string>(MULTI_GROUP_SCRIPTS);
     for (const [name, lua] of loadSources()) {
-      client.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua });
+      // Without numberOfKeys, ioredis takes the key count as the first argument.
+      const numberOfKeys = multi.has(name) ? undefined : NUMBER_OF_KEYS;
+      client.defineCommand(commandName(name), numberOfKeys ? { numberOfKeys, lua } : { lua });
     }
   }
 
@@ -70,6 +77,21 @@ export class Scripts {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
     return command.call(this.#client, ...keys, ...args);
+  }
+
+  /**
+   * Runs a multi-group script over `keys`, which travel as arguments after `args` (a script
+   * may read keys of several slots of one master only so). The first key alone is declared:
+   * on a cluster it routes the call, and every key must live on that key's master.
+   */
+  runMulti(
+    name: MultiGroupScriptName,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    const command = commands[commandName(name)] as ScriptCommand;
+    return command.call(this.#client, 1, keys[0] as string, ...args, ...keys);
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

@@ -61,7 +61,12 @@ export class Coordinator {
         lastCrash: null,
         calling: new Set(),
       });
-    this.#queue = new Queue({ ...data.queue, connectionName: 'skyq-coordinator' });
+    // No auto-pipelining: on a cluster it refuses a call whose keys span slots (watch-many's do).
+    this.#queue = new Queue({
+      ...data.queue,
+      connectionName: 'skyq-coordinator',
+      autoPipelining: false,
+    });
     this.#queue.client.on('error', () => undefined); // the actors report outages
     this.#watcher = new Watcher(
       this.#queue,

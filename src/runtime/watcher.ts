@@ -2,11 +2,15 @@
 // adds push a wake-up token, but a program that only does `ZADD task_group:3
 // <due> <member>` does not, a token can go to another launcher's actor, and a
 // lease another consumer holds can run out (that consumer died or hangs).
-// So for each idle actor (it publishes the time it will look anyway in its
-// stat block) the watcher checks the group's next event and ready set: on
+// So for its idle actors (each publishes, in its stat block, the time it will
+// look anyway) the watcher reads each group's next event and ready count: on
 // every keyspace notification where the server sends them, and every
-// `intervalMs` in any case. Work due before the actor's plan gets it poked.
+// `intervalMs` in any case, with one script call per server for all of them.
+// Work due before an actor's plan gets it poked.
+import calculateSlot from 'cluster-key-slot';
+import { keyOf } from '../keys.js';
 import type { Queue } from '../queue.js';
+import { isCluster } from '../redis/connection.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { every } from './timers.js';
 
@@ -18,8 +22,8 @@ export interface WatchSettings {
 }
 
 export interface WatchedActor {
-  /** when the actor will look at its group anyway (Redis ms); 0 while busy; null when none */
-  plannedAt(): number | null;
+  /** when the actor will look at its group anyway (Redis ms); 0 while busy or polling */
+  plannedAt(): number;
   poke(): void;
 }
 
@@ -51,22 +55,21 @@ export class Watcher {
   }
 
   async start(): Promise<void> {
-    const byKey = new Map(this.#groups.map((g) => [`${this.#queue.config.prefix}:${g}`, g]));
+    const prefix = this.#queue.config.prefix;
+    const byKey = new Map(this.#groups.map((g) => [keyOf(prefix, g, 'delayed'), g]));
     this.#keyspace = await watchKeyspace(
       this.#queue.client,
       [...byKey.keys()],
       this.#settings.keyspaceEvents,
       (key) => {
         const group = byKey.get(key);
-        if (group !== undefined) this.#check(group);
+        if (group !== undefined) this.#check([group]);
       },
       this.#onProblem,
     );
     if (this.#closed) this.#keyspace?.close();
     else if (this.#settings.intervalMs > 0) {
-      this.#timer = every(() => {
-        for (const group of this.#groups) this.#check(group);
-      }, this.#settings.intervalMs);
+      this.#timer = every(() => this.#tick(), this.#settings.intervalMs);
     }
   }
 
@@ -81,30 +84,63 @@ export class Watcher {
     this.#keyspace?.close();
   }
 
-  #check(group: number): void {
-    const planned = this.#actors(group)?.plannedAt();
-    if (!planned || this.#closed) return; // busy actors poll anyway; no actor, nobody to poke
-    if (this.#checking.has(group)) {
-      this.#again.add(group);
-      return;
+  #tick(): void {
+    const idle = this.#groups.filter((g) => (this.#actors(g)?.plannedAt() ?? 0) > 0);
+    for (const batch of this.#byServer(idle)) this.#check(batch);
+  }
+
+  /** Groups by the server that holds them: one call each (all of them on a standalone server). */
+  #byServer(groups: number[]): number[][] {
+    const client = this.#queue.client;
+    if (!isCluster(client)) return groups.length > 0 ? [groups] : [];
+    const batches = new Map<string, number[]>();
+    for (const group of groups) {
+      const slot = calculateSlot(keyOf(this.#queue.config.prefix, group, 'delayed'));
+      const master = client.slots[slot]?.[0] ?? `slot ${slot}`;
+      const batch = batches.get(master);
+      if (batch) batch.push(group);
+      else batches.set(master, [group]);
     }
-    this.#checking.add(group);
+    return [...batches.values()];
+  }
+
+  #check(groups: number[]): void {
+    const fresh = groups.filter((group) => {
+      if (!this.#checking.has(group)) return true;
+      this.#again.add(group);
+      return false;
+    });
+    if (fresh.length === 0 || this.#closed) return;
+    for (const group of fresh) this.#checking.add(group);
+    const prefix = this.#queue.config.prefix;
+    const keys = fresh.flatMap((group) =>
+      (['delayed', 'active', 'ready', 'paused'] as const).map((name) => keyOf(prefix, group, name)),
+    );
     this.#queue
-      .run('watch', group, [this.#queue.config.unitMs])
+      .runMulti('watch-many', keys, [this.#queue.config.unitMs])
       .then(
         (reply) => {
-          const [headMs, ready, paused] = reply as number[];
-          const actor = this.#actors(group);
-          const plan = actor?.plannedAt();
-          if (actor && plan && !paused && (ready > 0 || (headMs >= 0 && headMs < plan))) {
-            actor.poke();
+          const flat = reply as number[];
+          for (const [i, group] of fresh.entries()) {
+            this.#judge(group, flat.slice(i * 3, i * 3 + 3));
           }
         },
-        () => undefined, // Redis away: the actors notice and say so themselves
+        () => {
+          // Slots moving between masters (a failover): check them one group per call next time.
+          if (fresh.length > 1) for (const group of fresh) this.#again.add(group);
+        },
       )
       .finally(() => {
-        this.#checking.delete(group);
-        if (this.#again.delete(group)) this.#check(group);
+        for (const group of fresh) this.#checking.delete(group);
+        const again = fresh.filter((group) => this.#again.delete(group));
+        for (const group of again) this.#check([group]);
       });
+  }
+
+  #judge(group: number, [nextMs, ready, paused]: number[]): void {
+    const actor = this.#actors(group);
+    const plan = actor?.plannedAt() ?? 0;
+    if (!actor || plan <= 0 || paused) return; // busy actors poll anyway
+    if ((ready ?? 0) > 0 || ((nextMs ?? -1) >= 0 && (nextMs as number) < plan)) actor.poke();
   }
 }

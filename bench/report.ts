@@ -7,6 +7,9 @@ import type { BenchResult } from './workloads.js';
 
 type Kind = 'int' | 'num';
 
+/** Early-start figures mean nothing where nothing was consumed (memory). */
+const consumed = (r: BenchResult, v: number) => (r.handled > 0 ? v : undefined);
+
 interface Figure {
   label: string;
   get: (r: BenchResult) => number | undefined;
@@ -16,6 +19,9 @@ interface Figure {
 }
 
 export const FIGURES: readonly Figure[] = [
+  { label: 'start s', get: (r) => r.startup?.seconds, kind: 'num', ratio: true },
+  { label: 'start cpu s', get: (r) => r.startup?.cpuSeconds, kind: 'num', ratio: true },
+  { label: 'idle cores', get: (r) => r.idleCores, kind: 'num', ratio: true },
   { label: 'messages', get: (r) => r.messages, kind: 'int', ratio: false },
   { label: 'enqueue s', get: (r) => r.enqueueSeconds, kind: 'num', ratio: true },
   { label: 'enqueue msg/s', get: (r) => r.enqueueRate, kind: 'int', ratio: true },
@@ -26,8 +32,13 @@ export const FIGURES: readonly Figure[] = [
   { label: 'late p99.9 ms', get: (r) => r.lateness.p999, kind: 'num', ratio: true },
   { label: 'late max ms', get: (r) => r.lateness.max, kind: 'num', ratio: true },
   { label: 'late mean ms', get: (r) => r.lateness.mean, kind: 'num', ratio: true },
+  { label: 'actor p99 ms', get: (r) => r.actorLatenessP99, kind: 'num', ratio: false },
+  { label: 'early starts', get: (r) => consumed(r, r.early.count), kind: 'int', ratio: false },
+  { label: 'earliest ms', get: (r) => consumed(r, r.early.maxMs), kind: 'num', ratio: false },
   { label: 'commands/msg', get: (r) => r.commandsPerMessage, kind: 'num', ratio: true },
+  { label: 'scripts/msg', get: (r) => r.scriptCallsPerMessage, kind: 'num', ratio: true },
   { label: 'redis cpu s', get: (r) => r.redisCpuSeconds, kind: 'num', ratio: true },
+  { label: 'node cpu s', get: (r) => r.nodeCpuSeconds, kind: 'num', ratio: true },
   { label: 'bytes/msg', get: (r) => r.bytesPerMessage, kind: 'int', ratio: true },
   { label: 'handled', get: (r) => r.handled, kind: 'int', ratio: false },
   { label: 'duplicates', get: (r) => r.duplicates, kind: 'int', ratio: false },
@@ -106,6 +117,9 @@ export function formatResultLine(r: BenchResult): string {
   if (Number.isFinite(r.drainRate)) parts.push(`drain ${formatNumber(r.drainRate, 'int')}/s`);
   if (Number.isFinite(r.totalSeconds)) parts.push(`total ${formatNumber(r.totalSeconds)} s`);
   if (Number.isFinite(l.p99)) parts.push(`late p99 ${formatNumber(l.p99)} ms`);
+  if (r.early.count > 0) {
+    parts.push(`${r.early.count} early (earliest ${formatNumber(r.early.maxMs)} ms)`);
+  }
   if (r.bytesPerMessage !== undefined)
     parts.push(`${formatNumber(r.bytesPerMessage, 'int')} B/msg`);
   parts.push(`lost ${r.lost}`, `dup ${r.duplicates}`);

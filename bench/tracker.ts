@@ -2,15 +2,13 @@
  * One run's bookkeeping, shared by every runner so "when did it start", "when is it done" and
  * "what counts as late" mean the same for the naive loop, BullMQ and skyq.
  */
+import { Accounting, LatenessRecorder, type RedisFigures } from './measures.js';
 import {
-  Accounting,
   type BenchResult,
-  LatenessRecorder,
   messageCount,
   nowMs,
   type Planned,
   type Progress,
-  type RedisFigures,
   type WorkloadOptions,
 } from './workloads.js';
 
@@ -23,6 +21,8 @@ export class RunTracker {
   /** memory adds far-future messages and consumes nothing */
   readonly consumes: boolean;
   private firstAdd = Number.NaN;
+  private cpuAtFirstAdd: NodeJS.CpuUsage | undefined;
+  private cpuSeconds = Number.NaN;
   private lastAdd = Number.NaN;
   private firstDue = Number.POSITIVE_INFINITY;
   /** burst: consumers are let go only once everything is added */
@@ -45,9 +45,13 @@ export class RunTracker {
   /** Call right before a chunk goes out: registers its ids; returns each message's due time. */
   adding(batch: Planned[]): number[] {
     const now = Date.now();
-    if (Number.isNaN(this.firstAdd)) this.firstAdd = now;
+    if (Number.isNaN(this.firstAdd)) {
+      this.firstAdd = now;
+      this.cpuAtFirstAdd = process.cpuUsage();
+    }
+    const anchor = this.workload.anchor === 'first-add' ? this.firstAdd : now;
     return batch.map((m) => {
-      const due = now + m.delayMs;
+      const due = anchor + m.delayMs;
       if (this.consumes) this.accounting.expect(m.id, due);
       if (due < this.firstDue) this.firstDue = due;
       if (due > this.lastDue) this.lastDue = due;
@@ -103,6 +107,8 @@ export class RunTracker {
       this.wake = undefined;
     }
     if (this.failure) throw this.failure.error;
+    const cpu = process.cpuUsage(this.cpuAtFirstAdd);
+    this.cpuSeconds = (cpu.user + cpu.system) / 1e6;
     this.progress(this.consumes ? this.accounting.handled : this.enqueued, true);
     return complete();
   }
@@ -120,22 +126,24 @@ export class RunTracker {
     const enqueueSeconds = (this.lastAdd - this.firstAdd) / 1000;
     const all = [...notes];
     if (acc.unexpected > 0) all.push(`${acc.unexpected} handled ids were never added`);
-    if (this.lateness.early > 0) {
-      all.push(`${this.lateness.early} handler starts before the due time (counted as 0 ms)`);
-    }
+    const drainSeconds = consumes
+      ? (this.lastHandled - Math.max(this.firstDue, this.released)) / 1000
+      : Number.NaN;
     return {
       system,
       workload: this.workload.name,
       messages,
       enqueueSeconds,
       enqueueRate: messages / enqueueSeconds,
-      drainRate: consumes
-        ? acc.handled / ((this.lastHandled - Math.max(this.firstDue, this.released)) / 1000)
-        : Number.NaN,
+      drainSeconds,
+      drainRate: consumes ? acc.handled / drainSeconds : Number.NaN,
       totalSeconds: consumes ? (this.lastHandled - this.firstAdd) / 1000 : Number.NaN,
       lateness: this.lateness.summary(),
+      early: this.lateness.early,
       commandsPerMessage: redis.calls / messages,
+      scriptCallsPerMessage: redis.scriptCalls / messages,
       redisCpuSeconds: redis.cpuSeconds,
+      nodeCpuSeconds: this.cpuSeconds,
       ...(consumes ? {} : { bytesPerMessage: redis.usedMemory / messages }),
       handled: acc.handled,
       duplicates: acc.duplicates,

@@ -5,6 +5,7 @@
  */
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { cpuSince, diffFigures, redisFigures } from './measures.js';
 import { RunTracker } from './tracker.js';
 import {
   assertLoopback,
@@ -12,12 +13,10 @@ import {
   backlogChunks,
   consumeAfterAdding,
   DEFAULT_GRACE_MS,
-  diffFigures,
   makeBody,
   type Planned,
   type Progress,
   produce,
-  redisFigures,
   type WorkloadOptions,
 } from './workloads.js';
 
@@ -62,12 +61,28 @@ export async function runBullmq(
   try {
     await Promise.all([queue.waitUntilReady(), monitor.connect()]);
     const body = makeBody(workload.bodyBytes);
-    const toJobs = (batch: Planned[]) =>
-      batch.map((m) => ({ name: 'm', data: { id: m.id, body }, opts: { delay: m.delayMs } }));
-    for (const chunk of backlogChunks(workload)) await queue.addBulk(toJobs(chunk));
+    const toJobs = (batch: Planned[], dues: number[]) => {
+      const now = Date.now();
+      return batch.map((m, i) => ({
+        name: 'm',
+        data: { id: m.id, body },
+        opts: { delay: Math.max(0, (dues[i] as number) - now) },
+      }));
+    };
+    for (const chunk of backlogChunks(workload)) {
+      await queue.addBulk(
+        toJobs(
+          chunk,
+          chunk.map((m) => Date.now() + m.delayMs),
+        ),
+      );
+    }
 
     const tracker = new RunTracker(workload, onProgress);
+    let startup: BenchResult['startup'];
     if (tracker.consumes) {
+      const started = performance.now();
+      const cpu = process.cpuUsage();
       // Lateness against BullMQ's own due time (timestamp + delay), taken at handler start.
       const processor = async (job: Job<JobData>) => {
         tracker.handled(job.data.id, job.timestamp + (job.opts.delay ?? 0));
@@ -86,11 +101,11 @@ export async function runBullmq(
       }
       // Connected and polling before the clock starts, like long-running consumers would be.
       await Promise.all(workers.map((w) => w.waitUntilReady()));
+      startup = { seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSince(cpu) };
     }
     const before = await redisFigures(monitor);
     await produce(workload, async (batch) => {
-      tracker.adding(batch);
-      await queue.addBulk(toJobs(batch));
+      await queue.addBulk(toJobs(batch, tracker.adding(batch)));
       tracker.added(batch.length);
     });
     if (tracker.consumes && consumeAfterAdding(workload)) {
@@ -103,7 +118,10 @@ export async function runBullmq(
     const notes = complete
       ? []
       : [`stopped ${graceMs / 1000} s after the last due time; the rest counts as lost`];
-    return tracker.result(bullmqSystemName(shape), diffFigures(before, after), notes);
+    return {
+      ...tracker.result(bullmqSystemName(shape), diffFigures(before, after), notes),
+      startup,
+    };
   } finally {
     stopping = true;
     // force: every job is done or abandoned by now; waiting on in-flight ones only adds time.

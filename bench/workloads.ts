@@ -1,11 +1,10 @@
 /**
- * Workloads and the measuring kit shared by every system under comparison (naive sorted set,
- * BullMQ, skyq). Each runner only knows how to add and consume in its own system; the shape of
- * the load, the clock, the accounting and the result live here so the figures stay comparable.
+ * Workloads shared by every system under comparison (naive sorted set, BullMQ, bee-queue, skyq).
+ * Each runner only knows how to add and consume in its own system; the shape of the load, the
+ * clock and the result live here (the measuring kit in measures.ts) so the figures compare.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build, type Histogram } from 'hdr-histogram-js';
-import type { Redis } from 'ioredis';
+import type { EarlyStarts, LatenessSummary } from './measures.js';
 
 export type WorkloadName = 'seed' | 'burst' | 'steady' | 'memory';
 export const WORKLOAD_NAMES: readonly WorkloadName[] = ['seed', 'burst', 'steady', 'memory'];
@@ -14,8 +13,15 @@ export interface WorkloadOptions {
   name: WorkloadName;
   /** messages to add; steady derives its count from rate × durationMs instead */
   count: number;
-  /** each message is due a uniform random 0..spreadMs after it is added (seed 5000, steady 1000) */
+  /** each message is due a uniform random 0..spreadMs after its anchor (seed 5000, steady 1000) */
   spreadMs: number;
+  /**
+   * what the delays count from: each message's own add ('add', the default), or the run's first
+   * add ('first-add': seed). Then the producer hands messages over in due order, as a timer
+   * source would: in random order a producer at 60,000/s would add a sixth of them after they
+   * were due, and the lateness figure would measure the producer.
+   */
+  anchor?: 'add' | 'first-add';
   /** added to every delay: memory uses one hour so nothing becomes due while we measure */
   delayMs?: number;
   /** steady: messages added per second */
@@ -28,13 +34,15 @@ export interface WorkloadOptions {
   backlog: number;
   /** how long past the last due time a run may go on before the rest counts as lost (120 s) */
   graceMs?: number;
+  /** messages per add call (one addBulk / pipeline); default ADD_CHUNK */
+  chunk?: number;
 }
 
 export function defaultWorkload(name: WorkloadName): WorkloadOptions {
   const base = { name, bodyBytes: 100, backlog: 0 };
   switch (name) {
-    case 'seed': // the write-up's test: 100,000 messages due 0–5 s after they are added
-      return { ...base, count: 100_000, spreadMs: 5_000 };
+    case 'seed': // the write-up's test: 100,000 messages due over the 5 s after the first add
+      return { ...base, count: 100_000, spreadMs: 5_000, anchor: 'first-add' };
     case 'burst': // everything due as soon as it is added: pure drain throughput
       return { ...base, count: 100_000, spreadMs: 0 };
     case 'steady': // production-like: a constant stream with short delays
@@ -44,21 +52,13 @@ export function defaultWorkload(name: WorkloadName): WorkloadOptions {
   }
 }
 
-/** How many measured messages a workload adds (backlog excluded). */
 /** Burst measures draining a full queue: consumers wait until every message is in. */
 export const consumeAfterAdding = (w: WorkloadOptions): boolean => w.name === 'burst';
 
+/** How many measured messages a workload adds (backlog excluded). */
 export function messageCount(w: WorkloadOptions): number {
   if (w.name !== 'steady') return w.count;
   return Math.floor(((w.rate ?? 0) * (w.durationMs ?? 0)) / 1000);
-}
-
-export interface LatenessSummary {
-  p50: number;
-  p99: number;
-  p999: number;
-  max: number;
-  mean: number;
 }
 
 export interface BenchResult {
@@ -67,16 +67,33 @@ export interface BenchResult {
   messages: number;
   enqueueSeconds: number;
   enqueueRate: number;
-  /** handled per second, from the first due time to the last handler start (NaN for memory) */
+  /**
+   * first due time (or the consumers' release, when later) → last handler start: what drainRate
+   * divides by (NaN for memory)
+   */
+  drainSeconds: number;
+  /** handled ÷ drainSeconds */
   drainRate: number;
   /** first add → last handler start (NaN for memory) */
   totalSeconds: number;
-  /** ms, handler start − due time; NaN when nothing was handled */
+  /** ms, handler start − due time; NaN when nothing was handled. Early starts count as 0 here */
   lateness: LatenessSummary;
+  /** handler starts before their due time, and how early the earliest was */
+  early: EarlyStarts;
   /** INFO commandstats delta ÷ messages; commands run inside Lua scripts count too */
   commandsPerMessage: number;
+  /** EVALSHA + EVAL (+ FCALL) calls ÷ messages: script calls that crossed the network */
+  scriptCallsPerMessage: number;
   /** INFO cpu used_cpu_sys + used_cpu_user delta */
   redisCpuSeconds: number;
+  /** CPU of this process, every thread (producer, consumers, bookkeeping), first add → end */
+  nodeCpuSeconds: number;
+  /** the consumers' start: skyq's startActors, the peers' workers until ready */
+  startup?: { seconds: number; cpuSeconds: number };
+  /** cores the started, idle consumers used (skyq: from 1 s after ready) */
+  idleCores?: number;
+  /** skyq: the actors' own lateness p99 (ms), from launcher.stats(), to set beside the measured */
+  actorLatenessP99?: number;
   /** memory workload: INFO memory used_memory delta ÷ pending messages */
   bytesPerMessage?: number;
   handled: number;
@@ -120,6 +137,7 @@ export function assertLoopback(redisUrl: string): void {
 
 export interface Planned {
   id: string;
+  /** ms after the message's anchor (its own add, or the run's first: WorkloadOptions.anchor) */
   delayMs: number;
 }
 
@@ -137,8 +155,9 @@ function mulberry32(seed: number): () => number {
 
 /** Backlog chunks, ids `b0…`; none of them is expected to be handled. */
 export function* backlogChunks(w: WorkloadOptions): Generator<Planned[]> {
-  for (let i = 0; i < w.backlog; i += ADD_CHUNK) {
-    const n = Math.min(ADD_CHUNK, w.backlog - i);
+  const chunk = w.chunk ?? ADD_CHUNK;
+  for (let i = 0; i < w.backlog; i += chunk) {
+    const n = Math.min(chunk, w.backlog - i);
     yield Array.from({ length: n }, (_, k) => ({ id: `b${i + k}`, delayMs: BACKLOG_DELAY_MS }));
   }
 }
@@ -155,13 +174,18 @@ export async function produce(
   const rand = mulberry32(0x5eed);
   const total = messageCount(w);
   let next = 0;
+  const delay = () => (w.delayMs ?? 0) + Math.floor(rand() * (w.spreadMs + 1));
+  // Anchored at the first add, messages go out in due order (see WorkloadOptions.anchor).
+  const sorted =
+    w.anchor === 'first-add' ? Array.from({ length: total }, delay).sort((a, b) => a - b) : null;
   const take = (n: number): Planned[] =>
-    Array.from({ length: n }, () => ({
-      id: String(next++),
-      delayMs: (w.delayMs ?? 0) + Math.floor(rand() * (w.spreadMs + 1)),
-    }));
+    Array.from({ length: n }, () => {
+      const id = next++;
+      return { id: String(id), delayMs: sorted ? (sorted[id] as number) : delay() };
+    });
   if (w.name !== 'steady') {
-    while (next < total) await send(take(Math.min(ADD_CHUNK, total - next)));
+    const chunk = w.chunk ?? ADD_CHUNK;
+    while (next < total) await send(take(Math.min(chunk, total - next)));
     return;
   }
   const start = performance.now();
@@ -172,109 +196,4 @@ export async function produce(
     // Sleep to the next tick boundary, so a slow send shortens the wait instead of adding to it.
     if (next < total) await sleep(STEADY_TICK_MS - ((performance.now() - start) % STEADY_TICK_MS));
   }
-}
-
-/** Lateness in ms, stored in µs so sub-ms differences survive; negatives clamp to 0. */
-export class LatenessRecorder {
-  private readonly h: Histogram = build({
-    bitBucketSize: 64,
-    autoResize: true,
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 3_600_000_000,
-    numberOfSignificantValueDigits: 3,
-  });
-  /** handler starts before the due time (clock skew between client clocks); recorded as 0 */
-  early = 0;
-
-  record(ms: number): void {
-    if (ms < 0) this.early++;
-    this.h.recordValue(Math.max(0, Math.round(ms * 1000)));
-  }
-
-  get count(): number {
-    return this.h.totalCount;
-  }
-
-  summary(): LatenessSummary {
-    if (this.h.totalCount === 0) return { p50: NaN, p99: NaN, p999: NaN, max: NaN, mean: NaN };
-    // A percentile reads as its bucket's upper edge, which can pass the true max: cap it there.
-    const max = this.h.maxValue;
-    const at = (p: number) => Math.min(this.h.getValueAtPercentile(p), max) / 1000;
-    return {
-      p50: at(50),
-      p99: at(99),
-      p999: at(99.9),
-      max: max / 1000,
-      mean: this.h.mean / 1000,
-    };
-  }
-}
-
-/** Every expected id must be handled exactly once; anything else is a duplicate, lost or stray. */
-export class Accounting {
-  private readonly due = new Map<string, number>();
-  private readonly times = new Map<string, number>();
-  duplicates = 0;
-  unexpected = 0;
-
-  constructor(ids: Iterable<[id: string, dueMs: number]> = []) {
-    for (const [id, dueMs] of ids) this.expect(id, dueMs);
-  }
-
-  expect(id: string, dueMs: number): void {
-    this.due.set(id, dueMs);
-  }
-
-  dueOf(id: string): number | undefined {
-    return this.due.get(id);
-  }
-
-  /** Counts one handling of `id`; 'first' only for the first handling of an expected id. */
-  record(id: string): 'first' | 'duplicate' | 'unexpected' {
-    if (!this.due.has(id)) {
-      this.unexpected++;
-      return 'unexpected';
-    }
-    const n = this.times.get(id) ?? 0;
-    this.times.set(id, n + 1);
-    if (n > 0) {
-      this.duplicates++;
-      return 'duplicate';
-    }
-    return 'first';
-  }
-
-  get handled(): number {
-    return this.times.size;
-  }
-
-  summary(): { handled: number; duplicates: number; lost: number; unexpected: number } {
-    const { handled, duplicates, unexpected } = this;
-    return { handled, duplicates, lost: this.due.size - handled, unexpected };
-  }
-}
-
-export interface RedisFigures {
-  /** total calls over every cmdstat_* line */
-  calls: number;
-  cpuSeconds: number;
-  usedMemory: number;
-}
-
-/** One INFO call (counted in the next snapshot's delta: one command per run, noise). */
-export async function redisFigures(client: Pick<Redis, 'info'>): Promise<RedisFigures> {
-  const info = await client.info('all');
-  let calls = 0;
-  for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1]);
-  const cpuSeconds = field('used_cpu_sys') + field('used_cpu_user');
-  return { calls, cpuSeconds, usedMemory: field('used_memory') };
-}
-
-export function diffFigures(before: RedisFigures, after: RedisFigures): RedisFigures {
-  return {
-    calls: after.calls - before.calls,
-    cpuSeconds: after.cpuSeconds - before.cpuSeconds,
-    usedMemory: after.usedMemory - before.usedMemory,
-  };
 }

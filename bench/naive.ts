@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { diffFigures, redisFigures } from './measures.js';
 import { RunTracker } from './tracker.js';
 import {
   assertLoopback,
@@ -13,12 +14,10 @@ import {
   backlogChunks,
   consumeAfterAdding,
   DEFAULT_GRACE_MS,
-  diffFigures,
   makeBody,
   type Planned,
   type Progress,
   produce,
-  redisFigures,
   type WorkloadOptions,
 } from './workloads.js';
 

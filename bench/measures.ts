@@ -1,0 +1,146 @@
+/**
+ * The measuring kit every runner shares: lateness (with how many starts came early and how early
+ * the earliest was), the exactly-once accounting of ids, and Redis's own figures from INFO.
+ */
+import { build, type Histogram } from 'hdr-histogram-js';
+import type { Redis } from 'ioredis';
+
+export interface LatenessSummary {
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
+
+/** Handler starts before their due time: how many, and the earliest one's lead in ms. */
+export interface EarlyStarts {
+  count: number;
+  /** ms before the due time of the earliest start; 0 when none was early */
+  maxMs: number;
+}
+
+/** Lateness in ms, stored in µs so sub-ms differences survive; an early start records as 0. */
+export class LatenessRecorder {
+  private readonly h: Histogram = build({
+    bitBucketSize: 64,
+    autoResize: true,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+  private earlyCount = 0;
+  private earliestMs = 0;
+
+  record(ms: number): void {
+    if (ms < 0) {
+      this.earlyCount++;
+      this.earliestMs = Math.max(this.earliestMs, -ms);
+    }
+    this.h.recordValue(Math.max(0, Math.round(ms * 1000)));
+  }
+
+  get count(): number {
+    return this.h.totalCount;
+  }
+
+  get early(): EarlyStarts {
+    return { count: this.earlyCount, maxMs: this.earliestMs };
+  }
+
+  summary(): LatenessSummary {
+    if (this.h.totalCount === 0) return { p50: NaN, p99: NaN, p999: NaN, max: NaN, mean: NaN };
+    // A percentile reads as its bucket's upper edge, which can pass the true max: cap it there.
+    const max = this.h.maxValue;
+    const at = (p: number) => Math.min(this.h.getValueAtPercentile(p), max) / 1000;
+    return {
+      p50: at(50),
+      p99: at(99),
+      p999: at(99.9),
+      max: max / 1000,
+      mean: this.h.mean / 1000,
+    };
+  }
+}
+
+/** Every expected id must be handled exactly once; anything else is a duplicate, lost or stray. */
+export class Accounting {
+  private readonly due = new Map<string, number>();
+  private readonly times = new Map<string, number>();
+  duplicates = 0;
+  unexpected = 0;
+
+  constructor(ids: Iterable<[id: string, dueMs: number]> = []) {
+    for (const [id, dueMs] of ids) this.expect(id, dueMs);
+  }
+
+  expect(id: string, dueMs: number): void {
+    this.due.set(id, dueMs);
+  }
+
+  dueOf(id: string): number | undefined {
+    return this.due.get(id);
+  }
+
+  /** Counts one handling of `id`; 'first' only for the first handling of an expected id. */
+  record(id: string): 'first' | 'duplicate' | 'unexpected' {
+    if (!this.due.has(id)) {
+      this.unexpected++;
+      return 'unexpected';
+    }
+    const n = this.times.get(id) ?? 0;
+    this.times.set(id, n + 1);
+    if (n > 0) {
+      this.duplicates++;
+      return 'duplicate';
+    }
+    return 'first';
+  }
+
+  get handled(): number {
+    return this.times.size;
+  }
+
+  summary(): { handled: number; duplicates: number; lost: number; unexpected: number } {
+    const { handled, duplicates, unexpected } = this;
+    return { handled, duplicates, lost: this.due.size - handled, unexpected };
+  }
+}
+
+export interface RedisFigures {
+  /** total calls over every cmdstat_* line (commands a Lua script runs count too) */
+  calls: number;
+  /** EVALSHA, EVAL and FCALL calls (and their _RO forms): script calls that crossed the network */
+  scriptCalls: number;
+  cpuSeconds: number;
+  usedMemory: number;
+}
+
+const SCRIPT_COMMANDS = /^cmdstat_(?:evalsha|eval|fcall)(?:_ro)?:calls=(\d+)/gm;
+
+/** One INFO call (counted in the next snapshot's delta: one command per run, noise). */
+export async function redisFigures(client: Pick<Redis, 'info'>): Promise<RedisFigures> {
+  const info = await client.info('all');
+  let calls = 0;
+  for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
+  let scriptCalls = 0;
+  for (const m of info.matchAll(SCRIPT_COMMANDS)) scriptCalls += Number(m[1]);
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1]);
+  const cpuSeconds = field('used_cpu_sys') + field('used_cpu_user');
+  return { calls, scriptCalls, cpuSeconds, usedMemory: field('used_memory') };
+}
+
+export function diffFigures(before: RedisFigures, after: RedisFigures): RedisFigures {
+  return {
+    calls: after.calls - before.calls,
+    scriptCalls: after.scriptCalls - before.scriptCalls,
+    cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+    usedMemory: after.usedMemory - before.usedMemory,
+  };
+}
+
+/** CPU seconds of this process (every thread) since `start`. */
+export function cpuSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+}

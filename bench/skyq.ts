@@ -1,0 +1,147 @@
+// skyq under the bench's workloads: a Queue adds with addBulk, the real actor runtime (one
+// thread per group) consumes with a no-op handler that reports each start over a
+// BroadcastChannel, so lateness is measured at handler start against the message's dueAt.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { type Launcher, Queue, type StartOptions } from '../src/index.js';
+import { listenForStarts } from './handler-starts.js';
+import { actorLatenessP99 } from './launcher-figures.js';
+import { diffFigures, redisFigures } from './measures.js';
+import {
+  BENCH_HANDLER,
+  BENCH_POOL_HANDLER,
+  IDLE_AFTER_READY_MS,
+  measureIdle,
+  type StartCost,
+  tempLogDir,
+  timedStart,
+} from './start-cost.js';
+import { RunTracker } from './tracker.js';
+import {
+  assertLoopback,
+  type BenchResult,
+  backlogChunks,
+  consumeAfterAdding,
+  DEFAULT_GRACE_MS,
+  makeBody,
+  type Progress,
+  produce,
+  type WorkloadOptions,
+} from './workloads.js';
+
+export interface SkyqShape {
+  actors: number;
+  concurrency: number;
+  batch: number;
+}
+
+/** What `npm run bench` compares with; bench/targets.ts uses startActors' own defaults. */
+export const DEFAULT_SKYQ_SHAPE: SkyqShape = { actors: 10, concurrency: 500, batch: 500 };
+
+export interface SkyqRunOptions {
+  /** actors, concurrency, batch; what is left out takes startActors' defaults */
+  shape?: Partial<SkyqShape>;
+  /** run the handler on a piscina pool of this many threads */
+  pool?: number;
+  /** startActors timeoutMs */
+  timeoutMs?: number;
+  /** burst: start the actors only once every message is in, and time the drain from the call */
+  coldStart?: boolean;
+  /** measure the idle actors for this long, from 1 s after ready (0: only wait that second) */
+  idleMs?: number;
+}
+
+export async function runSkyq(
+  redisUrl: string,
+  workload: WorkloadOptions,
+  options: SkyqRunOptions = {},
+  onProgress?: Progress,
+): Promise<BenchResult> {
+  assertLoopback(redisUrl);
+  const groups = options.shape?.actors ?? 10;
+  const queue = new Queue({ redis: redisUrl, groups });
+  const monitor = new Redis(redisUrl);
+  const logs = tempLogDir();
+  const tracker = new RunTracker(workload, onProgress);
+  // Generated ids (the fast path) mapped back to the workload's own ids.
+  const planned = new Map<string, string>();
+  // A message due at once can start before addBulk has returned its id.
+  const early = new Map<string, [dueAt: number, start: number]>();
+  const starts = listenForStarts(groups, (id, dueAt, start) => {
+    const own = planned.get(id);
+    if (own === undefined) early.set(id, [dueAt, start]);
+    else tracker.handled(own, dueAt, start);
+  });
+  const startOptions: StartOptions = {
+    redis: redisUrl,
+    groups,
+    handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
+    logDir: logs.dir,
+    ...definedOnly({
+      concurrency: options.shape?.concurrency,
+      batch: options.shape?.batch,
+      pool: options.pool,
+      timeoutMs: options.timeoutMs,
+    }),
+  };
+  let launcher: Launcher | undefined;
+  try {
+    await queue.ready();
+    const body = makeBody(workload.bodyBytes);
+    for (const chunk of backlogChunks(workload)) {
+      await queue.addBulk(chunk.map((m) => ({ body, options: { delay: m.delayMs } })));
+    }
+    const later = consumeAfterAdding(workload);
+    let startup: StartCost | undefined;
+    let idleCores: number | undefined;
+    if (tracker.consumes && !(later && options.coldStart)) {
+      ({ launcher, cost: startup } = await timedStart({ ...startOptions, paused: later }));
+      // Threads that just started keep compiling for a moment: measure the queue, not that.
+      await sleep(IDLE_AFTER_READY_MS);
+      if (options.idleMs && !later) idleCores = (await measureIdle(monitor, options.idleMs)).cores;
+    }
+    const before = await redisFigures(monitor);
+    await produce(workload, async (batch) => {
+      const dues = tracker.adding(batch);
+      const ids = await queue.addBulk(
+        batch.map((_, i) => ({ body, options: { runAt: dues[i] as number } })),
+      );
+      ids.forEach((id, i) => {
+        const own = (batch[i] as { id: string }).id;
+        planned.set(id, own);
+        const times = early.get(id);
+        if (times) {
+          early.delete(id);
+          tracker.handled(own, ...times);
+        }
+      });
+      tracker.added(batch.length);
+    });
+    if (tracker.consumes && later) {
+      tracker.consumersReleased();
+      if (launcher) await launcher.resume();
+      else ({ launcher, cost: startup } = await timedStart(startOptions));
+    }
+    const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
+    const complete = await tracker.drained(graceMs);
+    const after = await redisFigures(monitor);
+    const notes = complete
+      ? []
+      : [`stopped ${graceMs / 1000} s after the last due time; the rest counts as lost`];
+    const result = tracker.result('skyq', diffFigures(before, after), notes);
+    const actorP99 = launcher ? await actorLatenessP99(launcher).catch(() => Number.NaN) : NaN;
+    return { ...result, startup, idleCores, actorLatenessP99: actorP99 };
+  } finally {
+    starts.close();
+    await launcher?.stop(1000);
+    await queue.close();
+    await monitor.quit().catch(() => monitor.disconnect());
+    logs.remove();
+  }
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}

@@ -1,0 +1,268 @@
+/**
+ * The sections of bench/targets.ts, one per group of issue 9's targets. Each runs on fresh
+ * private redis-servers with startActors' defaults and the no-op handler (skyq-handler.ts), and
+ * returns its rows plus the raw results behind them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import type { Launcher } from '../src/index.js';
+import { startRedisServer } from '../src/redis/server.js';
+import { cpuSince } from './measures.js';
+import { runSkyq, type SkyqRunOptions } from './skyq.js';
+import {
+  BENCH_HANDLER,
+  IDLE_AFTER_READY_MS,
+  measureIdle,
+  type StartCost,
+  tempLogDir,
+  timedStart,
+} from './start-cost.js';
+import type { Target, TargetRow } from './target-table.js';
+import type { BenchResult } from './workloads.js';
+import { defaultWorkload, type WorkloadOptions } from './workloads.js';
+
+export interface Sizes {
+  idleSeconds: number;
+  steadyRate: number;
+  steadySeconds: number;
+  seedCount: number;
+  seedSpreadMs: number;
+  burstCount: number;
+  addbulkCount: number;
+  poolCount: number;
+  memoryCount: number;
+  growthPending: number;
+  growthBase: number;
+  growthDrain: number;
+  /** seconds past the last due time before the rest counts as lost */
+  graceSeconds: number;
+}
+
+export interface SectionOutcome {
+  rows: TargetRow[];
+  results: Record<string, unknown>;
+}
+
+type Section = (sizes: Sizes) => Promise<SectionOutcome>;
+
+const ACTORS = 10;
+
+async function withServer<T>(run: (url: string) => Promise<T>): Promise<T> {
+  const server = await startRedisServer();
+  try {
+    return await run(server.url);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** One skyq run on its own fresh redis-server. */
+function skyqRun(w: WorkloadOptions, sizes: Sizes, options: SkyqRunOptions = {}) {
+  w.graceMs = sizes.graceSeconds * 1000;
+  return withServer((url) => runSkyq(url, w, options));
+}
+
+function workload(name: WorkloadOptions['name'], changes: Partial<WorkloadOptions>) {
+  return { ...defaultWorkload(name), ...changes };
+}
+
+const atMost = (n: number): Target => ({ atMost: n });
+const atLeast = (n: number): Target => ({ atLeast: n });
+
+function row(section: string, figure: string, measured: number, unit: string, target?: Target) {
+  return target ? { section, figure, measured, unit, target } : { section, figure, measured, unit };
+}
+
+const perMessageUs = (seconds: number, r: BenchResult) => (seconds * 1e6) / r.messages;
+
+/** Lost, duplicates and early starts: the guarantees every consuming section checks. */
+function guaranteeRows(section: string, r: BenchResult, label = ''): TargetRow[] {
+  return [
+    row(section, `lost${label}`, r.lost, '', atMost(0)),
+    row(section, `duplicates${label}`, r.duplicates, '', atMost(0)),
+    row(section, `early starts${label}`, r.early.count, '', atMost(0)),
+    row(section, `earliest start, before due${label}`, r.early.maxMs, 'ms'),
+  ];
+}
+
+/** Ten actors with startActors' defaults on a fresh server, stopped after `run`. */
+function withActors<T>(run: (url: string, cost: StartCost) => Promise<T>): Promise<T> {
+  return withServer(async (url) => {
+    const logs = tempLogDir();
+    let launcher: Launcher | undefined;
+    try {
+      const started = await timedStart({ redis: url, handler: BENCH_HANDLER, logDir: logs.dir });
+      launcher = started.launcher;
+      return await run(url, started.cost);
+    } finally {
+      await launcher?.stop(1000);
+      logs.remove();
+    }
+  });
+}
+
+const start: Section = () =>
+  withActors(async (_url, cost) => {
+    const cpu = process.cpuUsage();
+    await sleep(IDLE_AFTER_READY_MS);
+    const settling = cpuSince(cpu);
+    const s = 'start';
+    return {
+      rows: [
+        row(s, `${ACTORS} actors ready (wall)`, cost.seconds, 's', atMost(1)),
+        row(s, 'CPU to ready, all threads', cost.cpuSeconds, 'CPU-s', atMost(1.5)),
+        row(s, 'CPU in the second after ready', settling, 'CPU-s'),
+      ],
+      results: { start: cost, cpuSecondAfterReady: settling },
+    };
+  });
+
+const idle: Section = (sizes) =>
+  withActors(async (url) => {
+    const monitor = new Redis(url);
+    try {
+      await sleep(IDLE_AFTER_READY_MS);
+      const cost = await measureIdle(monitor, sizes.idleSeconds * 1000);
+      const s = 'idle';
+      return {
+        rows: [
+          row(s, `launcher cores over ${sizes.idleSeconds} s`, cost.cores, 'cores', atMost(0.01)),
+          row(s, 'Redis commands per second', cost.redisCallsPerSecond, '/s'),
+          row(s, 'Redis cores', cost.redisCores, 'cores'),
+        ],
+        results: { idle: cost },
+      };
+    } finally {
+      await monitor.quit().catch(() => monitor.disconnect());
+    }
+  });
+
+const steady: Section = async (sizes) => {
+  const r = await skyqRun(
+    workload('steady', { rate: sizes.steadyRate, durationMs: sizes.steadySeconds * 1000 }),
+    sizes,
+  );
+  const s = 'steady';
+  const cores = r.nodeCpuSeconds / r.totalSeconds;
+  return {
+    rows: [
+      row(s, `launcher cores at ${sizes.steadyRate}/s`, cores, 'cores', atMost(0.15)),
+      row(s, 'Node CPU per message', perMessageUs(r.nodeCpuSeconds, r), 'µs', atMost(75)),
+      row(s, 'lateness p50', r.lateness.p50, 'ms', atMost(1)),
+      row(s, 'lateness p99', r.lateness.p99, 'ms', atMost(5)),
+      row(s, 'lateness p99 by the actors (stats)', r.actorLatenessP99 ?? NaN, 'ms'),
+      ...guaranteeRows(s, r),
+    ],
+    results: { steady: r },
+  };
+};
+
+const seed: Section = async (sizes) => {
+  const r = await skyqRun(
+    workload('seed', { count: sizes.seedCount, spreadMs: sizes.seedSpreadMs }),
+    sizes,
+  );
+  const s = 'seed';
+  return {
+    rows: [
+      row(
+        s,
+        'first add → last handled',
+        r.totalSeconds,
+        's',
+        atMost(sizes.seedSpreadMs / 1000 + 0.5),
+      ),
+      row(s, 'lateness p50', r.lateness.p50, 'ms'),
+      row(s, 'lateness p99', r.lateness.p99, 'ms', atMost(20)),
+      ...guaranteeRows(s, r),
+      row(s, 'producer adds/s while consuming', r.enqueueRate, '/s', atLeast(60_000)),
+      row(s, 'Node CPU per message', perMessageUs(r.nodeCpuSeconds, r), 'µs', atMost(40)),
+      row(s, 'Redis CPU per message', perMessageUs(r.redisCpuSeconds, r), 'µs', atMost(10)),
+      row(s, 'script calls per message', r.scriptCallsPerMessage, ''),
+    ],
+    results: { seed: r },
+  };
+};
+
+const burst: Section = async (sizes) => {
+  const w = () => workload('burst', { count: sizes.burstCount });
+  const cold = await skyqRun(w(), sizes, { coldStart: true });
+  const warm = await skyqRun(w(), sizes);
+  const s = 'burst';
+  const n = sizes.burstCount.toLocaleString('en-US');
+  return {
+    rows: [
+      row(s, `startActors on ${n} due → all handled`, cold.drainSeconds, 's', atMost(3)),
+      row(s, 'of which startActors resolving', cold.startup?.seconds ?? NaN, 's'),
+      ...guaranteeRows(s, cold, ' (cold)'),
+      row(s, 'drain, actors already running', warm.drainRate, '/s', atLeast(60_000)),
+      row(
+        s,
+        'script calls per message (adds included)',
+        warm.scriptCallsPerMessage,
+        '',
+        atMost(0.02),
+      ),
+      ...guaranteeRows(s, warm, ' (running)'),
+    ],
+    results: { cold, warm },
+  };
+};
+
+const addbulk: Section = async (sizes) => {
+  // The memory workload adds far-future messages and consumes nothing: addBulk alone.
+  const r = await skyqRun(workload('memory', { count: sizes.addbulkCount }), sizes);
+  return {
+    rows: [row('addbulk', 'addBulk alone, calls of 1,000', r.enqueueRate, '/s', atLeast(150_000))],
+    results: { addbulk: r },
+  };
+};
+
+const pool: Section = async (sizes) => {
+  const r = await skyqRun(workload('burst', { count: sizes.poolCount }), sizes, { pool: 2 });
+  const s = 'pool';
+  return {
+    rows: [
+      row(s, 'drain with pool: 2, no-op handler', r.drainRate, '/s', atLeast(20_000)),
+      row(s, 'lost', r.lost, '', atMost(0)),
+    ],
+    results: { pool: r },
+  };
+};
+
+const memory: Section = async (sizes) => {
+  const r = await skyqRun(workload('memory', { count: sizes.memoryCount, bodyBytes: 100 }), sizes);
+  return {
+    rows: [
+      row(
+        'memory',
+        'per pending message, 100-byte body',
+        r.bytesPerMessage ?? NaN,
+        'B',
+        atMost(300),
+      ),
+    ],
+    results: { memory: r },
+  };
+};
+
+const growth: Section = async (sizes) => {
+  const drain = (backlog: number) =>
+    skyqRun(workload('burst', { count: sizes.growthDrain, backlog }), sizes);
+  const large = await drain(sizes.growthPending);
+  const small = await drain(sizes.growthBase);
+  const s = 'growth';
+  const n = (v: number) => v.toLocaleString('en-US');
+  return {
+    rows: [
+      row(s, `drain with ${n(sizes.growthPending)} pending`, large.drainRate, '/s'),
+      row(s, `drain with ${n(sizes.growthBase)} pending`, small.drainRate, '/s'),
+      row(s, 'ratio', large.drainRate / small.drainRate, '×', atLeast(0.8)),
+    ],
+    results: { large, small },
+  };
+};
+
+/** In the order they run. */
+export const SECTIONS = { start, idle, steady, seed, burst, addbulk, pool, memory, growth };
+export type SectionName = keyof typeof SECTIONS;

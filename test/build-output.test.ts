@@ -1,0 +1,76 @@
+/**
+ * What `npm run build` must produce: each worker entry a single bundled file (a thread that
+ * resolves and compiles hundreds of module files costs ~0.4 CPU-s to start), and a library and
+ * CLI that load nothing but their runtime dependencies (BullMQ and bee-queue are
+ * devDependencies for the comparison benchmarks only). Reads the build in dist/.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/runtime.js';
+
+const WORKERS = ['actor', 'coordinator', 'handler-task'];
+const builtins = new Set(builtinModules);
+const isBuiltin = (path: string) => path.startsWith('node:') || builtins.has(path);
+
+/** Every import of `entry`'s module graph that esbuild left outside it (packages, built-ins). */
+async function externalImports(entry: string): Promise<{ files: string[]; externals: string[] }> {
+  const result = await build({
+    entryPoints: [entry],
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  const inputs = (result.metafile as Metafile).inputs;
+  const externals = new Set<string>();
+  for (const input of Object.values(inputs)) {
+    for (const imported of input.imports) if (imported.external) externals.add(imported.path);
+  }
+  return { files: Object.keys(inputs), externals: [...externals] };
+}
+
+const packageName = (path: string) =>
+  path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : (path.split('/')[0] as string);
+
+describe('npm run build', () => {
+  it.each(WORKERS)(
+    'bundles workers/%s.ts into one file that imports only Node built-ins',
+    async (name) => {
+      const file = join('dist/workers', `${name}.js`);
+      expect(existsSync(join(ROOT, file)), `${file} missing: run npm run build`).toBe(true);
+      const { files, externals } = await externalImports(file);
+      expect(files).toEqual([file]);
+      expect(externals.filter((path) => !isBuiltin(path))).toEqual([]);
+    },
+  );
+
+  it('puts the Lua scripts where both the library and the worker bundles read them', () => {
+    // src/redis/scripts.ts reads new URL('../lua/', import.meta.url): dist/src/lua from the
+    // library, dist/lua from a bundle in dist/workers.
+    for (const dir of ['dist/src/lua', 'dist/lua']) {
+      expect(readFileSync(join(ROOT, dir, 'claim.lua'), 'utf8')).toBe(
+        readFileSync(join(ROOT, 'src/lua/claim.lua'), 'utf8'),
+      );
+    }
+  });
+
+  it('the library and the skyq CLI (bench included) load only runtime dependencies', async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const runtime = new Set(Object.keys(manifest.dependencies));
+    for (const entry of ['src/index.ts', 'src/cli/main.ts']) {
+      const { externals } = await externalImports(entry);
+      const packages = externals.filter((path) => !isBuiltin(path)).map(packageName);
+      expect(packages.filter((name) => !runtime.has(name))).toEqual([]);
+      expect(packages).toContain('ioredis');
+    }
+  });
+});
