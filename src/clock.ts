@@ -12,14 +12,13 @@ const SAMPLES = 5;
 export type TimeReader = () => Promise<[string | number, string | number]>;
 
 /** Redis time in ms at one instant of performance.now(). */
-export interface Anchor {
+interface Anchor {
   redisMs: number;
   mono: number;
 }
 
 /** The Redis time now, from an anchor. */
-export const redisNowFrom = (anchor: Anchor): number =>
-  anchor.redisMs + (performance.now() - anchor.mono);
+const redisNowFrom = (anchor: Anchor): number => anchor.redisMs + (performance.now() - anchor.mono);
 
 export class RedisClock {
   readonly #read: TimeReader;
@@ -59,5 +58,39 @@ export class RedisClock {
       }
     }
     this.#anchor = best.anchor;
+  }
+}
+
+/** How fast this process's monotonic clock may drift from Redis's (100 ppm). */
+const DRIFT = 1e-4;
+/** A reading this far below the estimate means Redis's clock went back: follow it. */
+const STEP_BACK_MS = 20;
+
+/**
+ * A consumer's view of Redis's clock, from its claims' replies: Redis read its clock (`now`)
+ * before the reply travelled here, so `now` minus the monotonic time the reply arrived is a
+ * lower bound of the offset between the two clocks. The best bound seen (the fastest reply)
+ * is kept, worn down by the drift two clocks may have, so the estimate is never ahead of
+ * Redis: nothing starts before its due time, and on a busy machine one slow reply does not
+ * make every start late.
+ */
+export class ReplyClock {
+  #offset = Number.NaN;
+  #at = 0;
+
+  /** A claim's `now` (Redis ms) and the performance.now() its reply arrived at. */
+  observe(redisMs: number, receivedAt: number): void {
+    const sample = redisMs - receivedAt;
+    const worn = this.#offset - (receivedAt - this.#at) * DRIFT;
+    this.#offset =
+      Number.isNaN(worn) || sample < worn - STEP_BACK_MS ? sample : Math.max(sample, worn);
+    this.#at = receivedAt;
+  }
+
+  /** Redis ms now (before the first claim: this process's wall clock). */
+  now(): number {
+    const mono = performance.now();
+    if (Number.isNaN(this.#offset)) return performance.timeOrigin + mono;
+    return mono + this.#offset - (mono - this.#at) * DRIFT;
   }
 }

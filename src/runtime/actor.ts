@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { type Anchor, redisNowFrom } from '../clock.js';
+import { ReplyClock } from '../clock.js';
 import type { Message, PollResult } from '../message.js';
 import type { Queue } from '../queue.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
@@ -54,8 +54,8 @@ export class Actor {
   readonly #handBack: Message[] = [];
   /** fail() calls still on their way to Redis */
   readonly #failing = new Set<Promise<void>>();
-  /** Redis's clock: the last claim's `now`, moved on with this thread's monotonic clock */
-  #anchor: Anchor = { redisMs: Date.now(), mono: performance.now() };
+  /** Redis's clock, from the claims' replies: never ahead, never moved by the wall clock */
+  readonly #clock = new ReplyClock();
   readonly #errors: NoteRate;
   #loop: Promise<void> = Promise.resolve();
   #housekeeping: NodeJS.Timeout | undefined;
@@ -234,7 +234,7 @@ export class Actor {
     });
   }
 
-  /** One claim; null when it failed (noted). Moves the clock anchor to the claim's `now`. */
+  /** One claim; null when it failed (noted). Its `now` feeds the actor's clock. */
   async #poll(max: number, ack: Message[]): Promise<PollResult | null> {
     const { group, leaseMs, lookaheadMs } = this.#settings;
     const sent = performance.now();
@@ -247,8 +247,7 @@ export class Actor {
     }
     const received = performance.now();
     this.#stats.redisRtt.record(received - sent);
-    // Redis read its clock before the reply travelled here: an anchor that is never ahead.
-    this.#anchor = { redisMs: polled.now, mono: received };
+    this.#clock.observe(polled.now, received);
     if (polled.stale.length > 0) {
       this.#stats.add('stale', polled.stale.length);
       this.#log.warn(
@@ -265,7 +264,7 @@ export class Actor {
   }
 
   #redisNow(): number {
-    return redisNowFrom(this.#anchor);
+    return this.#clock.now();
   }
 
   /** Starts the message now, or at its due time when it was leased ahead. */

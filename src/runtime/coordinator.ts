@@ -107,6 +107,8 @@ export class Coordinator {
     slot.port?.close();
     slot.actor = null;
     slot.port = null;
+    // Calls to the old thread are never answered now: a new one starts with none out.
+    slot.calling = new Set();
   }
 
   noteCrash(group: number, reason: string): void {

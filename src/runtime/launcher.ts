@@ -51,6 +51,13 @@ export class Launcher {
     await Promise.all(this.#supervisors.map((s) => s.actor?.resume()));
   }
 
+  /** Ends an actor's thread and lets its supervisor start a new one (a restart, as after a crash). */
+  async restart(group: number): Promise<void> {
+    const supervisor = this.#supervisors.find((s) => s.group === group);
+    if (!supervisor) throw errors.invalidOption('group', `this launcher runs no group ${group}`);
+    await supervisor.kill('restarted on request');
+  }
+
   restarts(group: number): number {
     return this.#supervisors.find((s) => s.group === group)?.restarts ?? 0;
   }

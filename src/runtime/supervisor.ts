@@ -134,6 +134,17 @@ export class Supervisor {
     this.#watchForHang(worker);
   }
 
+  /**
+   * Ends the thread as a crash would (its leases expire and come back), and the usual restart
+   * follows: for an operator who wants a fresh actor, and for tests of what restarts leave.
+   */
+  async kill(reason: string): Promise<void> {
+    const worker = this.#worker;
+    if (!worker || this.#stopping) return;
+    this.#crashReason = reason;
+    await worker.terminate();
+  }
+
   /** Drain (finish or hand back in-flight work), then end the thread. */
   async stop(graceMs: number): Promise<{ released: number }> {
     this.#stopping = true;

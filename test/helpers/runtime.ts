@@ -89,9 +89,14 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliChild 
   return spawnNode(CLI, args, env);
 }
 
-/** Runs a Node script as a child process, collecting its output. */
-export function spawnNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): CliChild {
-  const child = spawn(process.execPath, [script, ...args], {
+/** Runs a Node script as a child process (`nodeArgs` go to node itself), collecting its output. */
+export function spawnNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
+): CliChild {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
