@@ -30,6 +30,9 @@ for (const dir of ['dist/src/lua', 'dist/lua']) {
   cpSync('src/lua', dir, { recursive: true });
 }
 
+// The dashboard's page (plain HTML, CSS and ES modules) sits next to src/http/page.ts.
+cpSync('src/http/page', 'dist/src/http/page', { recursive: true });
+
 await build({
   entryPoints: Object.fromEntries(WORKERS.map((name) => [name, `workers/${name}.ts`])),
   outdir: 'dist/workers',

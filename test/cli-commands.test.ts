@@ -37,6 +37,10 @@ describe('skyq --help', () => {
       ['produce'],
       ['stats'],
       ['logs'],
+      ['get'],
+      ['reschedule'],
+      ['pause'],
+      ['resume'],
       ['dlq'],
       ['dlq', 'list'],
       ['dlq', 'retry'],
@@ -50,10 +54,15 @@ describe('skyq --help', () => {
       expect(result.stdout).toContain(`Usage: skyq ${command.join(' ')}`.trim());
     });
     expect(results[0]?.stdout).toMatch(
-      /start[\s\S]*produce[\s\S]*stats[\s\S]*logs[\s\S]*dlq[\s\S]*cancel/,
+      /start[\s\S]*produce[\s\S]*stats[\s\S]*logs[\s\S]*get[\s\S]*reschedule[\s\S]*pause[\s\S]*resume[\s\S]*dlq[\s\S]*cancel/,
     );
     expect(results[1]?.stdout).toContain('--handler <module>');
     expect(results[2]?.stdout).toContain('--max-line <bytes>');
+    expect(results[2]?.stdout).toContain('--json');
+    expect(results[3]?.stdout).toContain('--watch [interval]');
+    expect(results[5]?.stdout).toContain('Usage: skyq get [options] <id>');
+    expect(results[6]?.stdout).toMatch(/--delay <duration>[\s\S]*--at <time>/);
+    expect(results[7]?.stdout).toContain('--group <g>');
   });
 });
 
@@ -157,12 +166,26 @@ describe('bad flags', () => {
       [['dlq', 'list', ...redis, '--limit', '-3'], /limit: expected a whole number/],
       [['cancel', ...redis], /missing required argument 'id'/],
       [['produce', ...redis, '--no-such-flag'], /unknown option '--no-such-flag'/],
+      // An empty or garbled list must not run group 0 (Number('') is 0).
+      [['start', ...redis, '--only', ','], /only: expected group numbers separated by commas/],
+      [['start', ...redis, '--only', '1,,2'], /only: expected group numbers separated by commas/],
+      [['start', ...redis, '--only', ''], /only: expected group numbers separated by commas/],
+      [
+        ['start', ...redis, '--log-level', 'bogus'],
+        /log-level: expected one of trace, debug, info/,
+      ],
+      [['start', ...redis, '--lease', '30'], /lease: expected a duration with a unit: 500ms, 5s/],
+      [['stats', ...redis, '--watch', '10ms'], /watch: must be at least 100ms/],
+      [['get', ...redis], /missing required argument 'id'/],
     ];
     const results = await inBatches(cases, ([args]) => runCli(args));
     results.forEach((result, i) => {
       const [args, message] = cases[i] as [string[], RegExp];
       expect(result.code, args.join(' ')).not.toBe(0);
       expect(result.stderr, args.join(' ')).toMatch(message);
+      // One clear line, not a stack from deep inside an actor.
+      expect(result.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+      expect(result.stdout, args.join(' ')).not.toMatch(/actors ready/);
     });
   });
 });

@@ -39,8 +39,9 @@ describe('skyq produce | skyq start | skyq logs', () => {
       '\n',
     );
     const produced = await runCli(['produce', ...flags, '--delay', '0'], input);
-    expect(produced.stderr).toContain('refused: line of 2000 bytes is over --max-line 1024');
-    expect(produced.code).toBe(0);
+    expect(produced.stderr).toContain('refused line 2: line of 2000 bytes is over --max-line 1024');
+    expect(produced.stderr).toContain('skyq: refused 1 of 3 line(s)');
+    expect(produced.code).toBe(1); // a refused line is a failure a script must see
     const ids = [...produced.stdout.matchAll(/^added (\S+)$/gm)].map((m) => m[1] as string);
     expect(ids).toHaveLength(2);
     const [one, two] = ids as [string, string];
@@ -77,10 +78,10 @@ describe('skyq produce | skyq start | skyq logs', () => {
       const consumed = logs.stdout.split('\n').find((line) => line.includes(`job=${one}`));
       expect(consumed).toMatch(
         new RegExp(
-          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  actor ${group} consumed job=${one} +body=hello one lateMs=[\\d.]+$`,
+          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  actor ${group} consumed job=${one} body=hello one lateMs=[\\d.]+$`,
         ),
       );
-      expect(logs.stdout).toContain('actor started');
+      expect(logs.stdout).toMatch(new RegExp(`INFO  actor ${group} started concurrency=`));
 
       const byJob = await runCli(['logs', '--job', two, '--log-dir', logDir]);
       const jobLines = byJob.stdout.trim().split('\n');
@@ -94,7 +95,7 @@ describe('skyq produce | skyq start | skyq logs', () => {
         return run.stdout.includes('broken1') ? run : undefined;
       });
       expect(warned.stdout).toMatch(
-        /WARN {2}actor 0 dead job=broken1 malformed message dead-lettered/,
+        /WARN {2}actor 0 malformed message dead-lettered job=broken1 reason=/,
       );
       expect(warned.stdout).not.toMatch(/INFO/);
       expect(warned.stdout).not.toContain('hello');

@@ -3,22 +3,15 @@ import type { Command } from 'commander';
 import { Queue } from '../queue.js';
 import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
+import { preview, printable } from './preview.js';
 import { table } from './table.js';
+import { withQueue } from './with-queue.js';
 
 interface DlqFlags extends ConnectionFlags {
   group?: string;
   ids?: string;
   limit: string;
   json?: boolean;
-}
-
-async function withQueue(flags: DlqFlags, work: (queue: Queue) => Promise<void>): Promise<void> {
-  const queue = new Queue(queueOptions(flags));
-  try {
-    await work(queue);
-  } finally {
-    await queue.close();
-  }
 }
 
 function selection(flags: DlqFlags) {
@@ -51,9 +44,9 @@ export function registerDlq(program: Command): void {
               l.group,
               new Date(l.diedAt).toISOString(),
               l.attempts,
-              l.reason,
-              l.lastError ?? '',
-              JSON.stringify(l.body).slice(0, 40),
+              printable(l.reason),
+              printable(l.lastError ?? ''),
+              preview(l.body, 40),
             ]),
           ),
         );

@@ -4,6 +4,7 @@
 import { SkyqError } from '../errors.js';
 import { redactText } from '../redact.js';
 import { explainRedisError } from '../redis/explain.js';
+import { withoutScriptLocation } from './preview.js';
 
 /** Errors Redis or ioredis made: their message says it all, a stack adds only noise. */
 const REDIS_ERROR_NAMES = new Set([
@@ -21,9 +22,9 @@ export function cliErrorLine(error: unknown, prefix = 'task_group'): string {
       ? explainRedisError(error.cause, prefix)
       : undefined;
   const explained = again instanceof SkyqError ? again : explainRedisError(error, prefix);
-  if (explained instanceof SkyqError) return redactText(explained.message);
+  if (explained instanceof SkyqError) return redactText(withoutScriptLocation(explained.message));
   if (!(explained instanceof Error)) return redactText(String(explained));
   if (REDIS_ERROR_NAMES.has(explained.name) || /^[A-Z]+ /.test(explained.message))
-    return redactText(explained.message.split('\n')[0] ?? explained.message);
+    return redactText(withoutScriptLocation(explained.message.split('\n')[0] ?? ''));
   return redactText(explained.stack ?? explained.message);
 }

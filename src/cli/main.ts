@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// The skyq command line: start, produce, stats, logs, dlq, cancel, bench, acl.
+// The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
+// cancel, bench, dashboard, acl.
 import { Command } from 'commander';
 import { connectionChecksSettled } from '../redis/connection.js';
 import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
+import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { cliErrorLine } from './error-line.js';
+import { registerGet } from './get.js';
 import { registerLogs } from './logs.js';
+import { registerPause } from './pause.js';
 import { registerProduce } from './produce.js';
+import { registerReschedule } from './reschedule.js';
 import { registerStart } from './start.js';
 import { registerStats } from './stats.js';
 
@@ -15,13 +20,23 @@ const program = new Command('skyq')
   .description('delayed, FIFO and priority message queues on Redis, run by worker_threads actors')
   .showHelpAfterError();
 
+// A reader that goes away (`skyq logs | head`, `skyq stats --watch | head`) ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
 registerStart(program);
 registerProduce(program);
 registerStats(program);
 registerLogs(program);
+registerGet(program);
+registerReschedule(program);
+registerPause(program);
 registerDlq(program);
 registerCancel(program);
 registerBench(program);
+registerDashboard(program);
 registerAcl(program);
 
 // The running command's prefix, so a NOPERM error can name the ACL rule for it.
@@ -33,6 +48,8 @@ program.hook('preAction', (_program, action) => {
 try {
   await program.parseAsync();
 } catch (error) {
+  // Our errors and Redis's (unreachable, NOPERM, a key of the wrong type, …) are for the
+  // operator: one line. Anything else is a defect, and its stack says where.
   await connectionChecksSettled();
   console.error(`skyq: ${cliErrorLine(error, prefix)}`);
   process.exit(1);

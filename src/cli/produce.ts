@@ -1,16 +1,21 @@
 // skyq produce: one message per stdin line (like the original producer:
-// due in 5 s, `quit` ends it, an over-long line is refused and it goes on),
-// or `--count N --spread 5s` for load.
-import { createInterface } from 'node:readline';
+// due in 5 s, `quit` ends it, a refused line is reported and it goes on),
+// --json for one JSON object per line, or `--count N --spread 5s` for load.
+// Messages without a key or id go round-robin over the groups from the
+// Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
 import type { AddOptions } from '../add-options.js';
-import { Queue } from '../queue.js';
-import { type ConnectionFlags, queueOptions, withConnectionFlags } from './common.js';
-import { parseCount, parseDuration } from './duration.js';
+import type { Queue } from '../queue.js';
+import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { describeMs, parseCount, parseDuration } from './duration.js';
+import { type ProduceItem, parseJsonLine } from './produce-json.js';
+import { readLines } from './stdin-lines.js';
+import { withQueue } from './with-queue.js';
 
 interface ProduceFlags extends ConnectionFlags {
-  delay: string;
+  delay?: string;
   maxLine: string;
+  json?: boolean;
   count?: string;
   spread: string;
   bodyBytes: string;
@@ -20,74 +25,124 @@ interface ProduceFlags extends ConnectionFlags {
 }
 
 const BULK = 10_000;
+const LINE_DELAY = '5s';
+/**
+ * --count is a load generator: due times spread over more than a day test nothing a
+ * shorter spread does not, and the bound keeps a slip ("--spread 5000h") from parking
+ * a million messages for months.
+ */
+export const MAX_SPREAD_MS = 24 * 3_600_000;
 
 export function registerProduce(program: Command): void {
   withConnectionFlags(program.command('produce'))
-    .description('add one message per line of stdin (quit ends), or --count messages for load')
-    .option('--delay <duration>', 'delay of each stdin message', '5s')
+    .description(
+      'add one message per line of stdin (quit ends), one JSON object per line (--json), or --count messages for load',
+    )
+    .option(
+      '--delay <duration>',
+      `delay of each message: 500ms, 5s, 2m, 1h (default: ${LINE_DELAY} for lines, 0 with --count)`,
+    )
+    .option('--priority <n>', 'priority of every message, 0..1000000 (0 first)')
+    .option('--key <key>', 'ordering key: every message to the same group, in order')
+    .option('--json', 'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…"}')
     .option('--max-line <bytes>', 'longest line accepted', '1024')
     .option('--count <n>', 'add n generated messages instead of reading stdin')
-    .option('--spread <duration>', 'with --count: due times spread uniformly over 0..spread', '5s')
+    .option(
+      '--spread <duration>',
+      `with --count: due times spread over delay..delay+spread (at most ${describeMs(MAX_SPREAD_MS)})`,
+      '5s',
+    )
     .option('--body-bytes <n>', 'with --count: body size', '100')
-    .option('--priority <n>', 'priority of every message (0 first)')
-    .option('--key <key>', 'ordering key: every message to the same group')
     .option('--quiet', 'do not print ids')
     .action(async (flags: ProduceFlags) => {
-      const queue = new Queue(queueOptions(flags));
-      try {
+      // Every flag is checked before connecting, in every mode.
+      const common: AddOptions = {
+        delay: parseDuration(
+          flags.delay ?? (flags.count === undefined ? LINE_DELAY : '0'),
+          'delay',
+        ),
+      };
+      if (flags.priority !== undefined) common.priority = parseCount(flags.priority, 'priority');
+      if (flags.key !== undefined) common.key = flags.key;
+      const maxLine = parseCount(flags.maxLine, 'max-line');
+      const load =
+        flags.count === undefined
+          ? null
+          : {
+              count: parseCount(flags.count, 'count'),
+              spreadMs: parseDuration(flags.spread, 'spread', MAX_SPREAD_MS),
+              bodyBytes: parseCount(flags.bodyBytes, 'body-bytes'),
+            };
+      await withQueue(flags, async (queue) => {
         await queue.ready();
-        const common: AddOptions = {};
-        if (flags.priority !== undefined) common.priority = parseCount(flags.priority, 'priority');
-        if (flags.key !== undefined) common.key = flags.key;
-        if (flags.count !== undefined) await produceLoad(queue, flags, common);
-        else await produceLines(queue, flags, common);
-      } finally {
-        await queue.close();
-      }
+        if (load) await produceLoad(queue, load, common);
+        else await produceLines(queue, flags, common, maxLine);
+      });
     });
 }
 
-async function produceLines(queue: Queue, flags: ProduceFlags, common: AddOptions): Promise<void> {
-  const delay = parseDuration(flags.delay, 'delay');
-  const maxLine = parseCount(flags.maxLine, 'max-line');
-  const interactive = process.stdin.isTTY;
-  if (interactive) console.log(`type a message per line (due in ${flags.delay}); quit ends`);
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  for await (const line of lines) {
-    if (line.trim() === 'quit') break;
-    if (line.length === 0) continue;
-    if (Buffer.byteLength(line, 'utf8') > maxLine) {
-      console.error(
-        `refused: line of ${Buffer.byteLength(line, 'utf8')} bytes is over --max-line ${maxLine}`,
-      );
+async function produceLines(
+  queue: Queue,
+  flags: ProduceFlags,
+  common: AddOptions,
+  maxLine: number,
+): Promise<void> {
+  if (process.stdin.isTTY) {
+    const what = flags.json ? 'JSON object' : 'message';
+    console.log(`type a ${what} per line (due in ${describeMs(common.delay ?? 0)}); quit ends`);
+  }
+  let refused = 0;
+  let read = 0;
+  const refuse = (number: number, problem: string) => {
+    refused++;
+    console.error(`refused line ${number}: ${problem}`);
+  };
+  for await (const line of readLines(process.stdin, maxLine)) {
+    if ('problem' in line) {
+      read++;
+      refuse(line.number, line.problem);
       continue;
     }
+    if (line.text.trim() === 'quit') break;
+    if (line.text.length === 0) continue;
+    read++;
     try {
-      const id = await queue.add(line, { ...common, delay });
+      const item: ProduceItem = flags.json
+        ? parseJsonLine(line.text, common)
+        : { body: line.text, options: common };
+      const id = await queue.add(item.body, item.options);
       if (!flags.quiet) console.log(`added ${id}`);
     } catch (error) {
-      console.error(`refused: ${(error as Error).message}`);
+      refuse(line.number, (error as Error).message);
     }
   }
-  lines.close();
+  if (refused > 0) {
+    console.error(`skyq: refused ${refused} of ${read} line(s)`);
+    process.exitCode = 1;
+  }
 }
 
-async function produceLoad(queue: Queue, flags: ProduceFlags, common: AddOptions): Promise<void> {
-  const count = parseCount(flags.count as string, 'count');
-  const spread = parseDuration(flags.spread, 'spread');
-  const body = 'x'.repeat(parseCount(flags.bodyBytes, 'body-bytes'));
+async function produceLoad(
+  queue: Queue,
+  load: { count: number; spreadMs: number; bodyBytes: number },
+  common: AddOptions,
+): Promise<void> {
+  const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
-  const runAt = started;
-  for (let done = 0; done < count; done += BULK) {
-    const size = Math.min(BULK, count - done);
+  // Due times on Redis's clock, like every due time the queue computes.
+  const from = (await queue.clock(0).now()) + (common.delay ?? 0);
+  const { delay: _delay, ...rest } = common;
+  for (let done = 0; done < load.count; done += BULK) {
+    const size = Math.min(BULK, load.count - done);
     const items = Array.from({ length: size }, () => ({
       body,
-      options: { ...common, runAt: runAt + Math.random() * spread },
+      options: { ...rest, runAt: from + Math.random() * load.spreadMs },
     }));
     await queue.addBulk(items);
   }
   const seconds = (Date.now() - started) / 1000;
+  const rate = load.count > 0 && seconds > 0 ? ` (${Math.round(load.count / seconds)}/s)` : '';
   console.log(
-    `added ${count} messages in ${seconds.toFixed(2)} s (${Math.round(count / seconds)}/s), due over ${flags.spread}`,
+    `added ${load.count} messages in ${seconds.toFixed(2)} s${rate}, due over ${describeMs(load.spreadMs)}`,
   );
 }

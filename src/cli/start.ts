@@ -3,11 +3,13 @@
 import type { Command } from 'commander';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { type StartOptions, startActors } from '../runtime/launcher.js';
+import { checkLogLevel } from '../runtime/logger.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
+import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList } from './duration.js';
 import { embeddedRedis } from './embedded.js';
 
-interface StartFlags extends ConnectionFlags {
+interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
   concurrency: string;
   batch: string;
@@ -33,7 +35,10 @@ export function registerStart(program: Command): void {
     .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
+    .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
+    .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: StartFlags) => {
+      const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
       const base = queueOptions(flags, 'long-running');
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
@@ -47,10 +52,11 @@ export function registerStart(program: Command): void {
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),
         logDir: flags.logDir,
-        logLevel: flags.logLevel,
+        logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
         ...(flags.handler ? { handler: flags.handler } : {}),
-        ...(flags.only ? { only: parseGroupList(flags.only) } : {}),
+        ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
+        ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -63,6 +69,8 @@ export function registerStart(program: Command): void {
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
+      if (launcher.http)
+        console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);
       let signals = 0;
       const shutdown = async (signal: string) => {
         signals++;

@@ -1,80 +1,120 @@
 // skyq stats: depth of every group, and the live figures every running
 // launcher publishes (per actor: counters, lateness, state, restarts).
+// --watch refreshes: in place in a terminal, one table per interval otherwise.
 import type { Command } from 'commander';
-import { Queue } from '../queue.js';
+import { errors } from '../errors.js';
+import type { Queue } from '../queue.js';
 import { readAllStats } from '../runtime/registry.js';
-import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
-import { table } from './table.js';
+import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
+import { describeMs, parseDuration } from './duration.js';
+import { renderStats, type StatsSnapshot } from './stats-view.js';
+import { withQueue } from './with-queue.js';
+
+interface StatsFlags extends ConnectionFlags {
+  json?: boolean;
+  watch?: string | true;
+}
+
+const DEFAULT_WATCH_MS = 2000;
+/** Faster refreshes only cost Redis round trips: the launchers publish every second. */
+const MIN_WATCH_MS = 100;
+const MAX_WATCH_MS = 3_600_000;
+
+// Cursor home, clear to end of line / of screen, hide / show the cursor.
+const HOME = '\x1b[H';
+const CLEAR_LINE = '\x1b[K';
+const CLEAR_BELOW = '\x1b[J';
+const CLEAR_SCREEN = '\x1b[2J';
+const HIDE_CURSOR = '\x1b[?25l';
+const SHOW_CURSOR = '\x1b[?25h';
 
 export function registerStats(program: Command): void {
   withConnectionFlags(program.command('stats'))
     .description('queue depths per group and the live figures of every running launcher')
-    .option('--json', 'print JSON')
-    .action(async (flags: ConnectionFlags & { json?: boolean }) => {
-      const queue = new Queue(queueOptions(flags));
-      try {
-        const [counts, launchers] = await Promise.all([
-          queue.counts(),
-          readAllStats(queue.client, queue.config.prefix),
-        ]);
-        if (flags.json) return printJson({ groups: counts, launchers });
-        console.log(
-          table(
-            ['group', 'delayed', 'ready', 'active', 'dead'],
-            counts.map((c) => [
-              `${queue.config.prefix}:${c.group}`,
-              c.delayed,
-              c.ready,
-              c.active,
-              c.dead,
-            ]),
-          ),
-        );
-        if (launchers.length === 0) console.log('\nno launcher running');
-        for (const launcher of launchers) {
-          const up = Math.round((launcher.at - launcher.startedAt) / 1000);
-          console.log(
-            `\nlauncher ${launcher.launcherId} (pid ${launcher.pid} on ${launcher.host}, up ${up} s)`,
-          );
-          const rows = launcher.actors.map((a) => {
-            const s = a.stat;
-            const l = s?.summary.lateness;
-            const late = l ? `${l.p50}/${l.p99}/${l.max}` : '-';
-            return [
-              `actor ${a.group}`,
-              a.status === 'ok' ? (s?.state ?? '?') : a.status,
-              s?.claimed ?? '-',
-              s?.done ?? '-',
-              s?.failed ?? '-',
-              s?.retried ?? '-',
-              s?.dead ?? '-',
-              s?.inFlight ?? '-',
-              late,
-              a.restarts,
-              s?.lastError ?? a.lastCrash ?? '',
-            ];
-          });
-          console.log(
-            table(
-              [
-                'actor',
-                'state',
-                'claimed',
-                'done',
-                'failed',
-                'retried',
-                'dead',
-                'in flight',
-                'late ms p50/p99/max',
-                'restarts',
-                'last error',
-              ],
-              rows,
-            ),
-          );
-        }
-      } finally {
-        await queue.close();
-      }
+    .option('--json', 'print JSON (with --watch: one JSON object per line)')
+    .option(
+      '--watch [interval]',
+      `refresh every interval (default ${describeMs(DEFAULT_WATCH_MS)}); Ctrl-C ends`,
+    )
+    .action(async (flags: StatsFlags) => {
+      const intervalMs =
+        flags.watch === undefined
+          ? null
+          : flags.watch === true
+            ? DEFAULT_WATCH_MS
+            : watchInterval(flags.watch);
+      await withQueue(flags, async (queue) => {
+        if (intervalMs === null) return show(await snapshot(queue), queue, flags.json === true);
+        await watch(queue, intervalMs, flags.json === true);
+      });
     });
+}
+
+function watchInterval(text: string): number {
+  const ms = parseDuration(text, 'watch', MAX_WATCH_MS);
+  if (ms < MIN_WATCH_MS)
+    throw errors.invalidOption('watch', `must be at least ${describeMs(MIN_WATCH_MS)}`, text);
+  return ms;
+}
+
+async function snapshot(queue: Queue): Promise<StatsSnapshot> {
+  const [groups, launchers] = await Promise.all([
+    queue.counts(),
+    readAllStats(queue.client, queue.config.prefix),
+  ]);
+  return { groups, launchers };
+}
+
+function show(snap: StatsSnapshot, queue: Queue, json: boolean): void {
+  if (json) printJson(snap);
+  else console.log(renderStats(snap, queue.config.prefix));
+}
+
+async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<void> {
+  const inPlace = process.stdout.isTTY === true && !json;
+  let stopped = false;
+  let wake: () => void = () => undefined;
+  const stop = () => {
+    stopped = true;
+    wake();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  if (inPlace) process.stdout.write(HIDE_CURSOR + CLEAR_SCREEN);
+  try {
+    while (!stopped) {
+      const title = `skyq stats every ${describeMs(intervalMs)} at ${new Date().toISOString()} (Ctrl-C ends)`;
+      let body: string;
+      try {
+        const snap = await snapshot(queue);
+        if (json) {
+          process.stdout.write(`${JSON.stringify({ at: Date.now(), ...snap })}\n`);
+          body = '';
+        } else body = renderStats(snap, queue.config.prefix);
+      } catch (error) {
+        // An outage shows in the frame; the next refresh tries again.
+        body = `cannot read the figures: ${(error as Error).message}`;
+        if (json) process.stderr.write(`skyq: ${body}\n`);
+      }
+      if (inPlace) process.stdout.write(frame(`${title}\n\n${body}`));
+      else if (!json) process.stdout.write(`--- ${title}\n${body}\n\n`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    if (inPlace) process.stdout.write(`${SHOW_CURSOR}\n`);
+  }
+}
+
+/** The text drawn over the previous one from the top-left corner, cut to the screen. */
+function frame(text: string): string {
+  const rows = process.stdout.rows || 24;
+  const columns = process.stdout.columns || 80;
+  const lines = text.split('\n').slice(0, Math.max(1, rows - 1));
+  return HOME + lines.map((line) => line.slice(0, columns) + CLEAR_LINE).join('\n') + CLEAR_BELOW;
 }

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { errors } from '../errors.js';
+import { checkHttpOptions, type HttpHandle, serveLauncher } from '../http/index.js';
 import type { Message } from '../message.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
@@ -29,6 +30,8 @@ export class Launcher {
   #pool: Piscina | null = null;
   #stopped: Promise<void> | null = null;
   #paused = false;
+  /** the HTTP server, when started with the `http` option */
+  http: HttpHandle | null = null;
 
   constructor(plan: StartPlan, log: FileLogger) {
     this.#plan = plan;
@@ -69,6 +72,7 @@ export class Launcher {
   }
 
   async #stop(graceMs: number): Promise<void> {
+    await this.http?.close();
     const results = await Promise.all(this.#supervisors.map((s) => s.stop(graceMs)));
     const released = results.reduce((sum, r) => sum + r.released, 0);
     if (this.#coordinator) {
@@ -167,6 +171,7 @@ export class Launcher {
 
 export async function startActors(options: StartOptions = {}): Promise<Launcher> {
   const plan = planStart(options);
+  if (options.http) checkHttpOptions(options.http);
   const launcher = new Launcher(
     plan,
     fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
@@ -186,6 +191,7 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
       },
       options.paused === true,
     );
+    if (options.http) launcher.http = await serveLauncher(launcher, plan.queue, options.http);
   } catch (error) {
     await launcher.stop(0);
     throw error;

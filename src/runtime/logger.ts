@@ -1,13 +1,26 @@
 // One JSON-lines log file per actor (logs/actor-3.log), written by pino on
-// the actor's own thread. Every line carries the group; message lines carry
-// the job id and an event name, which `skyq logs` filters on.
-import { mkdirSync } from 'node:fs';
+// the actor's own thread into a size-rotated file (see log-file.ts). Every line
+// carries the group; message lines carry the job id and an event name, which
+// `skyq logs` filters on.
 import { join } from 'node:path';
-import { destination, type Logger, type LoggerOptions, pino } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
+import { errors } from '../errors.js';
+import { RotatingFile, type Rotation, rotationFromEnv } from './log-file.js';
 
 export type { Logger };
 
 export const DEFAULT_LOG_DIR = 'logs';
+
+/** pino's levels, quietest last. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Refuses a level pino does not know, so a typo fails at once rather than inside an actor. */
+export function checkLogLevel(level: unknown, field = 'logLevel'): LogLevel {
+  if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level))
+    throw errors.invalidOption(field, `expected one of ${LOG_LEVELS.join(', ')}`, level);
+  return level as LogLevel;
+}
 
 export function actorLogFile(logDir: string, group: number): string {
   return join(logDir, `actor-${group}.log`);
@@ -19,7 +32,7 @@ export function launcherLogFile(logDir: string): string {
 
 export interface FileLogger {
   logger: Logger;
-  /** writes what is buffered; call before the thread ends */
+  /** writes everything logged so far; call before the thread ends */
   flush(): void;
 }
 
@@ -27,18 +40,13 @@ export function fileLogger(
   file: string,
   base: Record<string, unknown>,
   level = 'info',
+  rotation: Rotation = rotationFromEnv(),
 ): FileLogger {
-  mkdirSync(join(file, '..'), { recursive: true });
-  const stream = destination({ dest: file, sync: false, mkdir: true });
-  const options: LoggerOptions = { level, base, timestamp: pino.stdTimeFunctions.epochTime };
-  return {
-    logger: pino(options, stream),
-    flush: () => {
-      try {
-        stream.flushSync();
-      } catch {
-        // Nothing buffered yet (the stream opens lazily): nothing to flush.
-      }
-    },
+  const options: LoggerOptions = {
+    level: checkLogLevel(level),
+    base,
+    timestamp: pino.stdTimeFunctions.epochTime,
   };
+  const destination = new RotatingFile(file, rotation);
+  return { logger: pino(options, destination), flush: () => destination.flush() };
 }

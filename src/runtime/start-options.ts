@@ -2,6 +2,7 @@
 // turned into the settings each part of the runtime gets.
 import { type QueueConfig, type QueueOptions, queueConfig } from '../config.js';
 import { errors } from '../errors.js';
+import type { HttpOptions } from '../http/index.js';
 import { checkDuration, checkGroup, checkInteger } from '../options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
@@ -40,6 +41,8 @@ export interface StartOptions extends QueueOptions {
   watchMs?: number;
   /** keyspace notifications for foreign ZADDs: 'auto' (use when on), 'enable', 'off' */
   keyspaceEvents?: KeyspaceMode;
+  /** serve /metrics, /healthz and the dashboard (src/http); off by default */
+  http?: HttpOptions;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;

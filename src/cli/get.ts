@@ -1,0 +1,57 @@
+// skyq get <id>: where one message is and how it went: state, due time,
+// attempts, last error, dead reason and a preview of its body.
+import type { Command } from 'commander';
+import type { MessageInfo } from '../message-info.js';
+import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
+import { parseCount } from './duration.js';
+import { preview, printable } from './preview.js';
+import { whenText } from './when.js';
+import { withQueue } from './with-queue.js';
+
+interface GetFlags extends ConnectionFlags {
+  group?: string;
+  json?: boolean;
+}
+
+const BODY_PREVIEW = 200;
+
+export function registerGet(program: Command): void {
+  withConnectionFlags(program.command('get <id>'))
+    .description('show one message: state, due time, attempts, last error, body preview')
+    .option('--group <g>', 'look only in this group (default: its home group, then all)')
+    .option('--json', 'print JSON (the whole body)')
+    .action((id: string, flags: GetFlags) =>
+      withQueue(flags, async (queue) => {
+        const options =
+          flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
+        const info = await queue.get(id, options);
+        if (info === null) {
+          console.error(`skyq: no message ${id} (never added, or done, cancelled or purged)`);
+          process.exitCode = 1;
+          return;
+        }
+        if (flags.json) return printJson(info);
+        console.log(describe(info, await queue.clock(info.group).now(), queue.config.prefix));
+      }),
+    );
+}
+
+export function describe(info: MessageInfo, now: number, prefix: string): string {
+  const rows: [string, string][] = [
+    ['id', printable(info.id)],
+    ['group', `${info.group} (${prefix}:${info.group})`],
+    ['state', info.state],
+    ['due', info.dueAt === null ? '-' : whenText(info.dueAt, now)],
+    ['priority', String(info.priority)],
+    ['attempts', `${info.attempts} of ${info.maxAttempts}`],
+    [
+      'enqueued',
+      info.enqueuedAt === null ? '- (added by another client)' : whenText(info.enqueuedAt, now),
+    ],
+    ['last error', info.lastError === null ? '-' : preview(info.lastError, BODY_PREVIEW)],
+    ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
+    ['body', preview(info.body, BODY_PREVIEW)],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+}

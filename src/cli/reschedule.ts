@@ -1,0 +1,46 @@
+// skyq reschedule <id> --delay 10m | --at 2030-01-31T09:00:00Z: a new due time
+// for a delayed or ready message.
+import type { Command } from 'commander';
+import { errors } from '../errors.js';
+import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { parseCount, parseDuration, parseTime } from './duration.js';
+import { whenText } from './when.js';
+import { withQueue } from './with-queue.js';
+
+interface RescheduleFlags extends ConnectionFlags {
+  delay?: string;
+  at?: string;
+  group?: string;
+}
+
+export function registerReschedule(program: Command): void {
+  withConnectionFlags(program.command('reschedule <id>'))
+    .description('give a delayed or ready message a new due time (--delay or --at)')
+    .option('--delay <duration>', 'due this long from now: 500ms, 5s, 2m, 1h')
+    .option('--at <time>', 'due at an ISO time (local unless Z or an offset) or epoch ms')
+    .option('--group <g>', 'look only in this group')
+    .action((id: string, flags: RescheduleFlags) => {
+      const due = dueOf(flags);
+      const group = flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
+      return withQueue(flags, async (queue) => {
+        const moved = await queue.reschedule(id, { ...due, ...group });
+        if (!moved) {
+          console.error(`skyq: ${id}: not found, running or dead (nothing rescheduled)`);
+          process.exitCode = 1;
+          return;
+        }
+        const info = await queue.get(id, group);
+        const when =
+          info?.dueAt != null ? whenText(info.dueAt, await queue.clock(info.group).now()) : 'now';
+        console.log(`rescheduled ${id}: due ${when}`);
+      });
+    });
+}
+
+function dueOf(flags: RescheduleFlags): { delay: number } | { runAt: number } {
+  if ((flags.delay === undefined) === (flags.at === undefined))
+    throw errors.invalidOption('delay/at', 'give exactly one of --delay and --at');
+  return flags.delay !== undefined
+    ? { delay: parseDuration(flags.delay, 'delay') }
+    : { runAt: parseTime(flags.at as string, 'at') };
+}

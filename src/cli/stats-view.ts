@@ -1,0 +1,79 @@
+// What `skyq stats` prints: one table of group depths (a group that cannot be
+// read is shown as broken with the reason, a paused one as paused), then each
+// running launcher's actors.
+import type { GroupCounts } from '../queue.js';
+import type { LauncherStats } from '../runtime/launcher-stats.js';
+import { printable, withoutScriptLocation } from './preview.js';
+import { table } from './table.js';
+
+export interface StatsSnapshot {
+  groups: GroupCounts[];
+  launchers: LauncherStats[];
+}
+
+export function groupState(counts: GroupCounts): string {
+  if (counts.error !== undefined)
+    return `broken: ${printable(withoutScriptLocation(counts.error))}`;
+  return counts.paused ? 'paused' : 'ok';
+}
+
+export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string): string {
+  const out: string[] = [
+    table(
+      ['group', 'delayed', 'ready', 'active', 'dead', 'state'],
+      groups.map((c) => {
+        const figures =
+          c.error === undefined ? [c.delayed, c.ready, c.active, c.dead] : ['-', '-', '-', '-'];
+        return [`${prefix}:${c.group}`, ...figures, groupState(c)];
+      }),
+      { leftAlignLast: true },
+    ),
+  ];
+  const broken = groups.filter((c) => c.error !== undefined).length;
+  if (broken > 0)
+    out.push(
+      `${broken} group(s) cannot be read: a key of theirs is not what skyq expects (see the state); the others are counted as usual`,
+    );
+  if (launchers.length === 0) out.push('', 'no launcher running');
+  for (const launcher of launchers) {
+    const up = Math.round((launcher.at - launcher.startedAt) / 1000);
+    out.push(
+      '',
+      `launcher ${launcher.launcherId} (pid ${launcher.pid} on ${launcher.host}, up ${up} s)`,
+      table(
+        [
+          'actor',
+          'state',
+          'claimed',
+          'done',
+          'failed',
+          'retried',
+          'dead',
+          'in flight',
+          'late ms p50/p99/max',
+          'restarts',
+          'last error',
+        ],
+        launcher.actors.map((a) => {
+          const s = a.stat;
+          const l = s?.summary.lateness;
+          return [
+            `actor ${a.group}`,
+            a.status === 'ok' ? (s?.state ?? '?') : a.status,
+            s?.claimed ?? '-',
+            s?.done ?? '-',
+            s?.failed ?? '-',
+            s?.retried ?? '-',
+            s?.dead ?? '-',
+            s?.inFlight ?? '-',
+            l ? `${l.p50}/${l.p99}/${l.max}` : '-',
+            a.restarts,
+            printable(s?.lastError ?? a.lastCrash ?? ''),
+          ];
+        }),
+        { leftAlignLast: true },
+      ),
+    );
+  }
+  return out.join('\n');
+}

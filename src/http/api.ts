@@ -1,0 +1,119 @@
+// The dashboard's read side: the overview (depths, actors, recent samples), a page of dead
+// letters, and one job by id. Everything but dead letters and jobs comes from the History's
+// last reading, so pages polling every second add no Redis work.
+import { errors } from '../errors.js';
+import type { Queue } from '../queue.js';
+import { actorKey, type History } from './history.js';
+import { preview } from './preview.js';
+import { json, problem, type Reply, type Route } from './server.js';
+
+/** characters of a body a dead-letter row shows */
+const ROW_PREVIEW = 300;
+/** characters of a body the job view shows */
+const JOB_PREVIEW = 64 * 1024;
+export const JOB_PATH = /^\/api\/jobs\/([^/]+)$/;
+
+export interface ApiContext {
+  queue: Queue;
+  history: History;
+  /** 'launcher': this process runs the actors; 'redis': figures published by every launcher */
+  mode: 'launcher' | 'redis';
+}
+
+export function readRoutes(context: ApiContext): Route[] {
+  return [
+    { method: 'GET', path: '/api/overview', handle: ({ url }) => overview(context, url) },
+    { method: 'GET', path: '/api/dead', handle: ({ url }) => deadLetters(context, url) },
+    { method: 'GET', path: JOB_PATH, handle: ({ params }) => job(context, params[0] as string) },
+  ];
+}
+
+function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
+  const since = numberParam(url, 'since') ?? 0;
+  const latest = history.latest();
+  const base = {
+    prefix: queue.config.prefix,
+    groups: queue.config.groups,
+    mode,
+    error: history.error,
+  };
+  if (!latest)
+    return json({ ...base, at: null, depths: [], launchers: [], actors: [], samples: [] });
+  return json({
+    ...base,
+    at: latest.at,
+    depths: latest.counts,
+    launchers: latest.launchers.map(({ launcherId, host, pid, startedAt }) => ({
+      id: launcherId,
+      host,
+      pid,
+      startedAt,
+    })),
+    actors: latest.launchers.flatMap((launcher) =>
+      launcher.actors.map((view) => {
+        const stat = view.stat;
+        return {
+          launcher: launcher.launcherId,
+          group: view.group,
+          status: view.status,
+          state: stat?.state ?? null,
+          claimed: stat?.claimed ?? 0,
+          done: stat?.done ?? 0,
+          failed: stat?.failed ?? 0,
+          retried: stat?.retried ?? 0,
+          dead: stat?.dead ?? 0,
+          inFlight: stat?.inFlight ?? 0,
+          restarts: view.restarts,
+          ratePerSecond: latest.rates[actorKey(launcher.launcherId, view.group)] ?? null,
+          lateness: stat
+            ? { p50: stat.summary.lateness.p50, p99: stat.summary.lateness.p99 }
+            : null,
+          lastError: stat?.lastError ?? view.lastCrash ?? null,
+        };
+      }),
+    ),
+    samples: history.since(since),
+  });
+}
+
+async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
+  const group = numberParam(url, 'group');
+  const offset = numberParam(url, 'offset') ?? 0;
+  const limit = numberParam(url, 'limit') ?? 20;
+  // Fresh counts, not the last reading: the total must agree with the page of letters.
+  const [letters, counts] = await Promise.all([
+    queue.deadLetters.list({
+      ...(group === undefined ? {} : { group }),
+      offset,
+      limit: Math.min(limit, 500),
+    }),
+    queue.counts(),
+  ]);
+  const total = counts
+    .filter((c) => group === undefined || c.group === group)
+    .reduce((sum, c) => sum + c.dead, 0);
+  return json({
+    total,
+    offset,
+    letters: letters.map(({ body, idBytes, ...letter }) => ({
+      ...letter,
+      // An id that is not UTF-8 shows escaped; actions need its bytes back.
+      ...(idBytes ? { idBase64: idBytes.toString('base64') } : {}),
+      body: preview(body, ROW_PREVIEW),
+    })),
+  });
+}
+
+async function job({ queue }: ApiContext, id: string): Promise<Reply> {
+  const info = await queue.get(id);
+  if (!info) return problem(404, `no message ${id} (unknown, finished, or cancelled)`);
+  return json({ ...info, body: preview(info.body, JOB_PREVIEW) });
+}
+
+/** An optional whole-number query parameter; a malformed one is a 400 naming it. */
+function numberParam(url: URL, name: string): number | undefined {
+  const text = url.searchParams.get(name);
+  if (text === null || text === '') return undefined;
+  if (!/^\d+$/.test(text)) throw errors.invalidOption(name, 'must be a whole number ≥ 0', text);
+  return Number(text);
+}

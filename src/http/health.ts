@@ -1,0 +1,67 @@
+// /healthz: healthy only when every actor answers `ping` within a second and Redis answers
+// PING. The checks run at once, so a request takes at most about a second.
+import type { RedisClient } from '../redis/connection.js';
+import { withTimeout } from '../runtime/rpc.js';
+
+export const HEALTH_TIMEOUT_MS = 1000;
+
+/** What /healthz needs of a launcher (a Launcher fits). */
+export interface Pingable {
+  readonly groups: number[];
+  debug(group: number, command: 'ping', timeoutMs: number): Promise<unknown>;
+}
+
+export interface Health {
+  healthy: boolean;
+  /** per group: pong, down or timeout */
+  actors: Record<string, string>;
+  redis: string;
+  /** one line per problem, empty when healthy */
+  reasons: string[];
+}
+
+export async function checkHealth(
+  launcher: Pingable | null,
+  client: RedisClient,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<Health> {
+  const reasons: string[] = [];
+  const groups = launcher?.groups ?? [];
+  const [answers, redis] = await Promise.all([
+    Promise.all(groups.map((group) => pingActor(launcher as Pingable, group, timeoutMs))),
+    pingRedis(client, timeoutMs),
+  ]);
+  const actors: Record<string, string> = {};
+  groups.forEach((group, i) => {
+    const answer = answers[i] as string;
+    actors[group] = answer;
+    if (answer === 'down') reasons.push(`actor ${group} is down (restarting)`);
+    else if (answer !== 'pong')
+      reasons.push(`actor ${group} did not answer ping within ${timeoutMs} ms`);
+  });
+  if (redis !== 'PONG') reasons.push(`redis: ${redis}`);
+  return { healthy: reasons.length === 0, actors, redis, reasons };
+}
+
+async function pingActor(launcher: Pingable, group: number, timeoutMs: number): Promise<string> {
+  try {
+    // The coordinator times the ping out itself; the outer limit covers a coordinator that hangs.
+    const answer = await withTimeout(
+      launcher.debug(group, 'ping', timeoutMs),
+      timeoutMs + 250,
+      `actor ${group} ping`,
+    );
+    if (answer === 'pong' || answer === 'down') return answer;
+    return 'timeout';
+  } catch {
+    return 'timeout';
+  }
+}
+
+async function pingRedis(client: RedisClient, timeoutMs: number): Promise<string> {
+  try {
+    return await withTimeout(client.ping(), timeoutMs, 'redis PING');
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

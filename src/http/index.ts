@@ -1,0 +1,158 @@
+// The HTTP layer: /metrics and /healthz of a launcher, and the dashboard, either inside a
+// launcher (`skyq start --http`, figures read from its own actors) or on its own
+// (`skyq dashboard`, figures every launcher publishes to Redis).
+import type { QueueOptions } from '../config.js';
+import { errors } from '../errors.js';
+import { Queue } from '../queue.js';
+import type { LauncherStats } from '../runtime/launcher-stats.js';
+import { readAllStats } from '../runtime/registry.js';
+import { withTimeout } from '../runtime/rpc.js';
+import { actionRoutes } from './actions.js';
+import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
+import { type ApiContext, readRoutes } from './api.js';
+import { checkHealth, type Pingable } from './health.js';
+import { History } from './history.js';
+import { MetricsExporter } from './metrics.js';
+import { pageRoutes } from './page.js';
+import { AccessPolicy, TOKEN_ENV } from './policy.js';
+import { HttpServer, json, problem, type Route } from './server.js';
+
+export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
+
+export interface HttpOptions {
+  /** "host:port", "host", "port", or an address; default 127.0.0.1:9464 */
+  listen?: string | ListenAddress;
+  /** required unless listening on loopback; default $SKYQ_DASHBOARD_TOKEN */
+  authToken?: string;
+}
+
+export interface HttpHandle {
+  readonly url: string;
+  readonly address: ListenAddress;
+  close(): Promise<void>;
+}
+
+/** What the HTTP layer reads from a launcher (a Launcher fits). */
+export interface LauncherSource extends Pingable {
+  stats(): Promise<LauncherStats>;
+}
+
+/** How long a scrape or a reading waits for the group depths before going on without them. */
+const DEPTHS_TIMEOUT_MS = 1000;
+
+/** /metrics, /healthz and the dashboard of one running launcher. */
+export function serveLauncher(
+  launcher: LauncherSource,
+  queueOptions: QueueOptions,
+  http: HttpOptions,
+): Promise<HttpHandle> {
+  return serve(queueOptions, http, 'launcher', launcher, async () => [await launcher.stats()]);
+}
+
+/** The dashboard alone, showing every launcher that publishes to this Redis. */
+export function serveDashboard(queueOptions: QueueOptions, http: HttpOptions): Promise<HttpHandle> {
+  return serve(queueOptions, http, 'redis', null, (queue) =>
+    readAllStats(queue.client, queue.config.prefix),
+  );
+}
+
+/** Throws what serving would: a malformed address, or an open one without a token. */
+export function checkHttpOptions(http: HttpOptions): {
+  address: ListenAddress;
+  policy: AccessPolicy;
+} {
+  const listen = http.listen ?? true;
+  const address = typeof listen === 'object' ? listen : parseListenAddress(listen);
+  return {
+    address,
+    policy: new AccessPolicy(address, http.authToken ?? process.env[TOKEN_ENV] ?? null),
+  };
+}
+
+async function serve(
+  queueOptions: QueueOptions,
+  http: HttpOptions,
+  mode: ApiContext['mode'],
+  launcher: LauncherSource | null,
+  launchers: (queue: Queue) => Promise<LauncherStats[]>,
+): Promise<HttpHandle> {
+  // Refuse an open address without a token before connecting anywhere.
+  const { address: wanted, policy } = checkHttpOptions(http);
+  const queue = new Queue(queueOptions);
+  queue.client.on('error', () => undefined); // outages show in /healthz and on the page
+  const depths = () => withTimeout(queue.counts(), DEPTHS_TIMEOUT_MS, 'reading group depths');
+  const history = new History(async () => {
+    const [counts, stats] = await Promise.all([depths(), launchers(queue)]);
+    return { counts, launchers: stats };
+  });
+  const context: ApiContext = { queue, history, mode };
+  const routes: Route[] = [
+    ...pageRoutes(policy),
+    ...readRoutes(context),
+    ...actionRoutes(context),
+    {
+      method: 'GET',
+      path: '/healthz',
+      handle: async () => {
+        const health = await checkHealth(launcher, queue.client);
+        return json(
+          { status: health.healthy ? 'ok' : 'unhealthy', ...health },
+          health.healthy ? 200 : 503,
+        );
+      },
+    },
+    launcher ? metricsRoute(launcher, depths) : noMetricsRoute(),
+  ];
+  let server: HttpServer;
+  try {
+    server = await HttpServer.listen(wanted, policy, routes);
+  } catch (error) {
+    await queue.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw errors.invalidOption('http', `cannot listen on ${urlOf(wanted)} (${code})`);
+    }
+    throw error;
+  }
+  history.start();
+  let closing: Promise<void> | null = null;
+  const close = async () => {
+    history.stop();
+    await server.close();
+    // While ioredis reconnects, quit() waits for a Redis that may never come back.
+    if (queue.client.status === 'ready') await queue.close();
+    else queue.client.disconnect();
+  };
+  return {
+    url: server.url,
+    address: server.address,
+    close() {
+      closing ??= close();
+      return closing;
+    },
+  };
+}
+
+function metricsRoute(
+  launcher: LauncherSource,
+  depths: () => Promise<Awaited<ReturnType<Queue['counts']>>>,
+): Route {
+  const exporter = new MetricsExporter(async () => {
+    const [stats, counts] = await Promise.all([launcher.stats(), depths().catch(() => null)]);
+    return { stats, counts };
+  });
+  return {
+    method: 'GET',
+    path: '/metrics',
+    handle: async () => ({ type: exporter.contentType, body: await exporter.render() }),
+  };
+}
+
+function noMetricsRoute(): Route {
+  return {
+    method: 'GET',
+    path: '/metrics',
+    handle: () =>
+      problem(404, 'the stand-alone dashboard has no /metrics: scrape each `skyq start --http`'),
+  };
+}

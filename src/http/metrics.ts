@@ -1,0 +1,200 @@
+// /metrics: the launcher's figures in the Prometheus text format, made by a prom-client
+// Registry. Nothing is observed here: each scrape reads launcher.stats() (the actors' shared
+// stat blocks, through the coordinator) and the group depths once, and every series is filled
+// from that one reading.
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { GroupCounts } from '../queue.js';
+import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
+import { ACTOR_STATES, type CounterName, type HistogramName } from '../runtime/stat-block.js';
+import { BucketHistogram } from './bucket-histogram.js';
+
+export interface MetricsInput {
+  stats: LauncherStats;
+  /** null when Redis could not be read in time */
+  counts: GroupCounts[] | null;
+}
+
+/** Upper bounds in seconds; each one is a bound of the runtime's buckets, so counts are exact. */
+export const DURATION_BOUNDS_SECONDS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+] as const;
+
+const DEPTHS = ['delayed', 'ready', 'active', 'dead'] as const;
+
+const ACTOR_COUNTERS: [CounterName, string, string][] = [
+  ['claimed', 'skyq_messages_claimed_total', 'Messages leased by the actor.'],
+  ['done', 'skyq_messages_done_total', 'Messages whose handler succeeded and were acknowledged.'],
+  ['failed', 'skyq_messages_failed_total', 'Handler runs that threw, rejected or timed out.'],
+  ['retried', 'skyq_messages_retried_total', 'Failures sent back to wait for another attempt.'],
+  ['dead', 'skyq_messages_dead_total', 'Messages the actor dead-lettered.'],
+  [
+    'stale',
+    'skyq_messages_stale_total',
+    'Acks, failures or lease extensions refused because the lease had passed to another consumer.',
+  ],
+];
+
+const HISTOGRAMS: [HistogramName, string, string][] = [
+  ['lateness', 'skyq_lateness_seconds', 'Handler start minus due time (Redis clock).'],
+  ['handler', 'skyq_handler_duration_seconds', 'Handler start to settled.'],
+  ['redisRtt', 'skyq_redis_round_trip_seconds', "Round trip of the actor's claim calls."],
+];
+
+type Set = (labels: Record<string, string>, value: number) => void;
+type Fill = (set: Set, input: MetricsInput) => void;
+
+export class MetricsExporter {
+  readonly registry = new Registry();
+  readonly #read: () => Promise<MetricsInput>;
+  #input: MetricsInput | null = null;
+  #rendering: Promise<string> | null = null;
+
+  constructor(read: () => Promise<MetricsInput>) {
+    this.#read = read;
+    this.#define();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Scrapes that arrive while one is being made share its text. */
+  render(): Promise<string> {
+    this.#rendering ??= this.#render().finally(() => {
+      this.#rendering = null;
+    });
+    return this.#rendering;
+  }
+
+  async #render(): Promise<string> {
+    this.#input = await this.#read();
+    return this.registry.metrics();
+  }
+
+  #define(): void {
+    const group = (view: { group: number }) => ({ group: String(view.group) });
+    const counts = (fill: (c: GroupCounts, set: Set) => void): Fill => {
+      return (set, input) => {
+        for (const c of input.counts ?? []) fill(c, set);
+      };
+    };
+    const actors = (fill: (view: ActorView, set: Set) => void): Fill => {
+      return (set, input) => {
+        for (const view of input.stats.actors) fill(view, set);
+      };
+    };
+
+    this.#gauge(
+      'skyq_group_messages',
+      'Messages in the group by state: delayed, ready, active (leased) or dead.',
+      ['group', 'state'],
+      counts((c, set) => {
+        if (c.error) return;
+        for (const state of DEPTHS) set({ ...group(c), state }, c[state]);
+      }),
+    );
+    this.#gauge(
+      'skyq_group_paused',
+      '1 when the group is paused (no launcher claims from it).',
+      ['group'],
+      counts((c, set) => {
+        if (!c.error) set(group(c), c.paused ? 1 : 0);
+      }),
+    );
+    this.#gauge(
+      'skyq_group_up',
+      "1 when the group's depths could be read from Redis for this scrape.",
+      ['group'],
+      (set, input) => {
+        const read = new Map((input.counts ?? []).map((c) => [c.group, !c.error]));
+        for (const view of input.stats.actors) set(group(view), read.get(view.group) ? 1 : 0);
+      },
+    );
+    for (const [counter, name, help] of ACTOR_COUNTERS) {
+      this.#counter(
+        name,
+        help,
+        actors((view, set) => {
+          if (view.stat) set(group(view), view.stat[counter]);
+        }),
+      );
+    }
+    this.#gauge(
+      'skyq_messages_in_flight',
+      'Messages the actor holds right now: running, or leased ahead and waiting for their due time.',
+      ['group'],
+      actors((view, set) => {
+        if (view.stat) set(group(view), view.stat.inFlight);
+      }),
+    );
+    this.#counter(
+      'skyq_actor_restarts_total',
+      "Times the group's actor thread died and was started again.",
+      actors((view, set) => set(group(view), view.restarts)),
+    );
+    this.#gauge(
+      'skyq_actor_up',
+      "1 while the group's actor thread is running (0 while it restarts).",
+      ['group'],
+      actors((view, set) => set(group(view), view.status === 'ok' ? 1 : 0)),
+    );
+    this.#gauge(
+      'skyq_actor_state',
+      `The actor's state: 1 for the current one of ${ACTOR_STATES.join(', ')}.`,
+      ['group', 'state'],
+      actors((view, set) => {
+        if (!view.stat) return;
+        for (const state of ACTOR_STATES) {
+          set({ ...group(view), state }, view.stat.state === state ? 1 : 0);
+        }
+      }),
+    );
+    for (const [histogram, name, help] of HISTOGRAMS) {
+      const metric = new BucketHistogram(name, help, DURATION_BOUNDS_SECONDS, () =>
+        (this.#input?.stats.actors ?? []).flatMap((view) =>
+          view.stat ? [{ labels: group(view), data: view.stat.histograms[histogram] }] : [],
+        ),
+      );
+      this.registry.registerMetric(metric.asMetric());
+    }
+    this.#gauge(
+      'skyq_launcher_start_time_seconds',
+      'When this launcher started, in seconds since the epoch.',
+      [],
+      (set, input) => set({}, input.stats.startedAt / 1000),
+    );
+    this.#gauge(
+      'skyq_launcher_info',
+      'Always 1; its labels name the launcher and its host.',
+      ['launcher', 'host'],
+      (set, input) => set({ launcher: input.stats.launcherId, host: input.stats.host }, 1),
+    );
+  }
+
+  #gauge(name: string, help: string, labelNames: string[], fill: Fill): void {
+    const gauge: Gauge<string> = new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect: () => {
+        gauge.reset();
+        if (this.#input) fill((labels, value) => gauge.set(labels, value), this.#input);
+      },
+    });
+  }
+
+  /** The runtime's counters only grow (its blocks outlive actor restarts): set, not counted. */
+  #counter(name: string, help: string, fill: Fill): void {
+    const counter: Counter<string> = new Counter({
+      name,
+      help,
+      labelNames: ['group'],
+      registers: [this.registry],
+      collect: () => {
+        counter.reset();
+        if (this.#input) fill((labels, value) => counter.inc(labels, value), this.#input);
+      },
+    });
+  }
+}

@@ -1,0 +1,127 @@
+// The dashboard: polls /api/overview every second for the latest figures and the samples it
+// has not seen yet, and redraws totals, tables and charts from them.
+import { get, post } from './api.js';
+import { lineChart } from './charts.js';
+import { DeadLetterView } from './dead-letters.js';
+import { confirmAction, formatCount, formatMs, setText, toast } from './dom.js';
+import { JobView } from './job.js';
+import { renderActors, renderGroups } from './tables.js';
+
+const POLL_MS = 1000;
+const KEEP_MS = 10 * 60_000;
+
+let samples = [];
+let lastAt = 0;
+let deadShown = null;
+
+const deadLetters = new DeadLetterView(() => void refresh());
+new JobView();
+
+async function setPaused(group, pause) {
+  try {
+    const { changed } = await post(
+      `/api/groups/${pause ? 'pause' : 'resume'}`,
+      group === null ? {} : { group },
+    );
+    toast(
+      `${pause ? 'paused' : 'resumed'} ${changed.length ? `group(s) ${changed.join(', ')}` : 'nothing new'}`,
+    );
+  } catch (error) {
+    toast(error.message, 'error');
+  }
+  await refresh();
+}
+
+document.getElementById('pause-all').addEventListener('click', async () => {
+  if (await confirmAction('Pause every group? No launcher claims from a paused group.'))
+    await setPaused(null, true);
+});
+document.getElementById('resume-all').addEventListener('click', () => void setPaused(null, false));
+
+function mergeSamples(fresh) {
+  samples = samples.concat(fresh);
+  const newest = samples[samples.length - 1]?.at ?? 0;
+  samples = samples.filter((s) => s.at > newest - KEEP_MS);
+  lastAt = newest || lastAt;
+}
+
+function describeSource(data) {
+  const where = `prefix ${data.prefix} · ${data.groups} groups`;
+  if (data.mode === 'launcher') {
+    const launcher = data.launchers[0];
+    return launcher ? `launcher ${launcher.id} on ${launcher.host} · ${where}` : where;
+  }
+  return `${data.launchers.length} launcher(s) publishing to Redis · ${where}`;
+}
+
+function drawCharts() {
+  const times = samples.map((s) => s.at);
+  const rates = samples.map((s, i) => {
+    const before = samples[i - 1];
+    if (!before || s.done < before.done) return null;
+    return ((s.done - before.done) * 1000) / Math.max(s.at - before.at, 1);
+  });
+  lineChart(document.getElementById('throughput-chart'), {
+    times,
+    series: [{ label: 'done / s', values: rates, className: 'rate' }],
+    format: (v) => formatCount(Math.round(v)),
+  });
+  lineChart(document.getElementById('lateness-chart'), {
+    times,
+    series: [
+      { label: 'p99', values: samples.map((s) => s.lateness.p99), className: 'p99' },
+      { label: 'p50', values: samples.map((s) => s.lateness.p50), className: 'p50' },
+      { label: 'mean', values: samples.map((s) => s.lateness.mean), className: 'mean' },
+    ],
+    format: formatMs,
+  });
+}
+
+async function refresh() {
+  const data = await get(`/api/overview?since=${lastAt}`);
+  mergeSamples(data.samples);
+  setText('source', describeSource(data));
+  setText(
+    'status',
+    data.error
+      ? `cannot read Redis: ${data.error}`
+      : `updated ${new Date(data.at ?? Date.now()).toLocaleTimeString()}`,
+  );
+  document.getElementById('status').classList.toggle('error', Boolean(data.error));
+  const sum = (list, pick) => list.reduce((total, item) => total + (pick(item) ?? 0), 0);
+  for (const name of ['delayed', 'ready', 'active', 'dead']) {
+    setText(`total-${name}`, formatCount(sum(data.depths, (d) => d[name])));
+  }
+  setText('total-done', formatCount(sum(data.actors, (a) => a.done)));
+  setText('total-rate', formatCount(sum(data.actors, (a) => a.ratePerSecond)));
+  const lastMinute = samples.filter((s) => s.at > (data.at ?? 0) - 60_000);
+  const worst = Math.max(-1, ...lastMinute.map((s) => s.lateness.p99 ?? s.lateness.mean ?? -1));
+  setText('total-late', formatMs(worst < 0 ? null : worst));
+  renderGroups(
+    document.querySelector('#groups tbody'),
+    data.prefix,
+    data.depths,
+    samples,
+    (group, pause) => void setPaused(group, pause),
+  );
+  renderActors(document.querySelector('#actors tbody'), data.actors);
+  drawCharts();
+  deadLetters.setGroups(data.groups);
+  const dead = sum(data.depths, (d) => d.dead);
+  if (dead !== deadShown) {
+    deadShown = dead;
+    await deadLetters.load();
+  }
+}
+
+async function loop() {
+  try {
+    await refresh();
+  } catch (error) {
+    setText('status', `no answer from the server: ${error.message}`);
+    document.getElementById('status').classList.add('error');
+  }
+  setTimeout(loop, POLL_MS);
+}
+
+void loop();

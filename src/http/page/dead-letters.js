@@ -1,0 +1,149 @@
+// Dead letters: a page at a time (oldest first), with checkboxes; retry or purge the selected
+// ones or all of them (in the chosen group), each after a confirmation.
+import { get, post } from './api.js';
+import { confirmAction, el, formatCount, formatTime, replaceChildren, toast } from './dom.js';
+
+const PAGE = 20;
+
+export class DeadLetterView {
+  #offset = 0;
+  #total = 0;
+  /** row id → the id as the server wants it back (text, or { base64 } for binary ids) */
+  #selected = new Map();
+  #loading = null;
+  #wire = new Map();
+  #onChanged;
+
+  constructor(onChanged) {
+    this.#onChanged = onChanged;
+    this.groupSelect = document.getElementById('dead-group');
+    this.tbody = document.querySelector('#dead tbody');
+    this.groupSelect.addEventListener('change', () => {
+      this.#offset = 0;
+      this.#selected.clear();
+      void this.load();
+    });
+    document.getElementById('dead-prev').addEventListener('click', () => this.#move(-PAGE));
+    document.getElementById('dead-next').addEventListener('click', () => this.#move(PAGE));
+    document.getElementById('dead-select-page').addEventListener('change', (event) => {
+      for (const box of this.tbody.querySelectorAll('input[type=checkbox]')) {
+        box.checked = event.currentTarget.checked;
+        this.#toggle(box.dataset.id, box.checked, this.#wire.get(box.dataset.id));
+      }
+    });
+    for (const action of ['retry', 'purge']) {
+      document
+        .getElementById(`dead-${action}-selected`)
+        .addEventListener('click', () => this.#act(action, false));
+      document
+        .getElementById(`dead-${action}-all`)
+        .addEventListener('click', () => this.#act(action, true));
+    }
+  }
+
+  /** Lists the groups in the filter once their number is known. */
+  setGroups(count) {
+    if (this.groupSelect.options.length === count + 1) return;
+    const chosen = this.groupSelect.value;
+    replaceChildren(
+      this.groupSelect,
+      el('option', { value: '' }, 'all'),
+      Array.from({ length: count }, (_, g) => el('option', { value: g }, String(g))),
+    );
+    this.groupSelect.value = chosen;
+  }
+
+  load() {
+    this.#loading ??= this.#load().finally(() => {
+      this.#loading = null;
+    });
+    return this.#loading;
+  }
+
+  async #load() {
+    const params = new URLSearchParams({ offset: this.#offset, limit: PAGE });
+    if (this.groupSelect.value !== '') params.set('group', this.groupSelect.value);
+    const page = await get(`/api/dead?${params}`);
+    this.#total = page.total;
+    if (page.letters.length === 0 && this.#offset > 0 && page.total > 0) {
+      this.#offset = Math.max(0, Math.floor((page.total - 1) / PAGE) * PAGE);
+      return this.#load();
+    }
+    replaceChildren(
+      this.tbody,
+      page.letters.length === 0
+        ? el('tr', {}, el('td', { colspan: 8, class: 'empty' }, 'no dead letters'))
+        : page.letters.map((letter) => this.#row(letter)),
+    );
+    const first = page.letters.length ? this.#offset + 1 : 0;
+    document.getElementById('dead-range').textContent =
+      `${formatCount(first)}–${formatCount(this.#offset + page.letters.length)} of ${formatCount(page.total)}`;
+    document.getElementById('dead-prev').disabled = this.#offset === 0;
+    document.getElementById('dead-next').disabled = this.#offset + PAGE >= page.total;
+    document.getElementById('dead-select-page').checked = false;
+    this.#updateButtons();
+  }
+
+  #row(letter) {
+    const wire = letter.idBase64 ? { base64: letter.idBase64 } : letter.id;
+    this.#wire.set(letter.id, wire);
+    const box = el('input', {
+      type: 'checkbox',
+      'aria-label': `select ${letter.id}`,
+      dataset: { id: letter.id },
+      checked: this.#selected.has(letter.id),
+      onchange: (event) => this.#toggle(letter.id, event.currentTarget.checked, wire),
+    });
+    const body = letter.body.truncated ? `${letter.body.text}…` : letter.body.text;
+    return el(
+      'tr',
+      { dataset: { id: letter.id } },
+      el('td', {}, box),
+      el('td', { class: 'id' }, letter.id),
+      el('td', { class: 'num' }, letter.group),
+      el('td', {}, formatTime(letter.diedAt)),
+      el('td', { class: 'num' }, letter.attempts),
+      el('td', { class: 'reason' }, letter.reason),
+      el('td', { class: 'error' }, letter.lastError ?? ''),
+      el('td', { class: 'body' }, el('code', {}, body)),
+    );
+  }
+
+  #toggle(id, on, wire) {
+    if (on) this.#selected.set(id, wire);
+    else this.#selected.delete(id);
+    this.#updateButtons();
+  }
+
+  #updateButtons() {
+    const none = this.#selected.size === 0;
+    document.getElementById('dead-retry-selected').disabled = none;
+    document.getElementById('dead-purge-selected').disabled = none;
+  }
+
+  #move(by) {
+    this.#offset = Math.max(0, this.#offset + by);
+    void this.load();
+  }
+
+  async #act(action, all) {
+    const group = this.groupSelect.value;
+    const where = group === '' ? '' : ` in group ${group}`;
+    const what = all
+      ? `${action === 'retry' ? 'Retry' : 'Purge'} all ${formatCount(this.#total)} dead letters${where}?`
+      : `${action === 'retry' ? 'Retry' : 'Purge'} ${this.#selected.size} selected dead letter(s)?`;
+    const warning = action === 'purge' ? ' They are deleted for good.' : '';
+    if (!(await confirmAction(what + warning))) return;
+    const body = all ? { all: true } : { ids: [...this.#selected.values()] };
+    if (group !== '') body.group = Number(group);
+    try {
+      const { count } = await post(`/api/dead/${action}`, body);
+      toast(`${action === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
+      this.#selected.clear();
+    } catch (error) {
+      toast(error.message, 'error');
+    }
+    await this.load();
+    this.#onChanged();
+  }
+}

@@ -1,0 +1,114 @@
+// The groups and actors tables. Rows are kept and updated in place (keyed by group, or by
+// launcher and group), so a button under the pointer is not replaced every second.
+import { sparkline } from './charts.js';
+import { el, formatCount, formatMs } from './dom.js';
+
+/** Makes tbody hold one row per item, in order, creating and removing rows as needed. */
+function syncRows(tbody, items, keyOf, create, update) {
+  const existing = new Map([...tbody.rows].map((row) => [row.dataset.key, row]));
+  const wanted = items.map((item) => {
+    const key = String(keyOf(item));
+    let row = existing.get(key);
+    existing.delete(key);
+    if (!row) {
+      row = create(item);
+      row.dataset.key = key;
+    }
+    update(row, item);
+    return row;
+  });
+  for (const row of existing.values()) row.remove();
+  wanted.forEach((row, i) => {
+    if (tbody.rows[i] !== row) tbody.insertBefore(row, tbody.rows[i] ?? null);
+  });
+}
+
+function setCell(row, name, text) {
+  const cell = row.querySelector(`[data-cell="${name}"]`);
+  if (cell.textContent !== String(text)) cell.textContent = String(text);
+}
+
+const cell = (name, className = 'num') => el('td', { class: className, 'data-cell': name });
+
+/** samples: the server's samples; onToggle(group, pause) pauses or resumes a group. */
+export function renderGroups(tbody, prefix, depths, samples, onToggle) {
+  syncRows(
+    tbody,
+    depths,
+    (d) => d.group,
+    (d) =>
+      el(
+        'tr',
+        { dataset: { group: d.group } },
+        el('td', { 'data-cell': 'name' }),
+        ['delayed', 'ready', 'active', 'dead'].map((name) => cell(name)),
+        el('td', { class: 'spark-cell', 'data-cell': 'spark' }),
+        cell('state', 'state'),
+        el(
+          'td',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'toggle',
+            onclick: (event) => onToggle(d.group, event.currentTarget.dataset.action === 'pause'),
+          }),
+        ),
+      ),
+    (row, d) => {
+      setCell(row, 'name', `${prefix}:${d.group}`);
+      for (const name of ['delayed', 'ready', 'active', 'dead']) {
+        setCell(row, name, d.error ? '?' : formatCount(d[name]));
+      }
+      setCell(row, 'state', d.error ? `unreadable: ${d.error}` : d.paused ? 'paused' : 'running');
+      row.classList.toggle('paused', d.paused);
+      const button = row.querySelector('button.toggle');
+      button.dataset.action = d.paused ? 'resume' : 'pause';
+      button.textContent = d.paused ? 'Resume' : 'Pause';
+      const pending = samples.map((s) => {
+        const depth = s.depths[d.group];
+        return depth ? depth[0] + depth[1] + depth[2] : null;
+      });
+      row
+        .querySelector('[data-cell="spark"]')
+        .replaceChildren(
+          sparkline(pending, { title: `pending in group ${d.group} over the last minutes` }),
+        );
+    },
+  );
+}
+
+export function renderActors(tbody, actors) {
+  syncRows(
+    tbody,
+    actors,
+    (a) => `${a.launcher}/${a.group}`,
+    (a) =>
+      el(
+        'tr',
+        { dataset: { group: a.group, launcher: a.launcher } },
+        el('td', { class: 'launcher', 'data-cell': 'launcher' }),
+        cell('group'),
+        cell('state', 'state'),
+        ['rate', 'inFlight', 'done', 'failed', 'dead', 'p50', 'p99', 'restarts'].map((n) =>
+          cell(n),
+        ),
+        el('td', { class: 'error', 'data-cell': 'error' }),
+      ),
+    (row, a) => {
+      setCell(row, 'launcher', a.launcher);
+      setCell(row, 'group', a.group);
+      const state = a.status === 'ok' ? (a.state ?? '?') : a.status;
+      setCell(row, 'state', state);
+      row.dataset.state = state;
+      setCell(row, 'rate', a.ratePerSecond === null ? '–' : formatCount(a.ratePerSecond));
+      setCell(row, 'inFlight', formatCount(a.inFlight));
+      setCell(row, 'done', formatCount(a.done));
+      setCell(row, 'failed', formatCount(a.failed));
+      setCell(row, 'dead', formatCount(a.dead));
+      setCell(row, 'p50', formatMs(a.lateness?.p50));
+      setCell(row, 'p99', formatMs(a.lateness?.p99));
+      setCell(row, 'restarts', formatCount(a.restarts));
+      setCell(row, 'error', a.lastError ?? '');
+    },
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * `skyq stats` as an operator sees it: a group whose key has the wrong type is shown as broken
+ * while the others are counted, paused groups are marked, and --watch refreshes in place in a
+ * terminal (a real pseudo-terminal from `script`) or prints one table per interval in a pipe;
+ * Ctrl-C ends it cleanly either way.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { Queue } from '../src/index.js';
+import { CLI, ROOT, runCli, spawnCli, useRuntimeRedis, waitFor } from './helpers/runtime.js';
+
+const redis = useRuntimeRedis();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ESC = '\u001b';
+
+describe('skyq stats', () => {
+  it('shows a group it cannot read as broken, the others as usual, and paused ones as paused', async () => {
+    const flags = ['--redis', redis.server.url, '--prefix', 'brk', '--groups', '3'];
+    const queue = new Queue({ redis: redis.server.url, prefix: 'brk', groups: 3 });
+    try {
+      await queue.add('zero', { group: 0 });
+      await queue.add('two', { group: 2, delay: 60_000 });
+      await queue.pause(2);
+      await redis.client.set('brk:1', 'foo'); // the delayed set of group 1, as a string
+      const run = await runCli(['stats', ...flags]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^brk:0 +0 +1 +0 +0 +ok$/m);
+      expect(run.stdout).toMatch(
+        /^brk:1 +- +- +- +- +broken: WRONGTYPE Operation against a key holding the wrong kind of value$/m,
+      );
+      expect(run.stdout).toMatch(/^brk:2 +1 +0 +0 +0 +paused$/m);
+      expect(run.stdout).toContain('1 group(s) cannot be read');
+      const json = JSON.parse((await runCli(['stats', ...flags, '--json'])).stdout);
+      expect(json.groups[1]).toMatchObject({ group: 1, error: expect.stringMatching(/WRONGTYPE/) });
+      expect(json.groups[2]).toMatchObject({ group: 2, delayed: 1, paused: true });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('--watch in a pipe prints one table per interval and ends on SIGINT', async () => {
+    const watcher = spawnCli(['stats', '--redis', redis.server.url, '--watch', '300ms']);
+    await waitFor('three tables', () =>
+      (watcher.stdout().match(/^--- skyq stats every 300ms at /gm) ?? []).length >= 3
+        ? true
+        : undefined,
+    );
+    watcher.child.kill('SIGINT');
+    const result = await watcher.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).not.toContain(ESC); // no cursor codes in a file or a pipe
+    expect(result.stdout).toMatch(/task_group:9 +\d+/);
+  });
+
+  it('--watch in a terminal redraws from the top-left corner and ends on Ctrl-C', async () => {
+    // `script` runs the command on a pseudo-terminal of 12 rows; a Ctrl-C byte written to
+    // it reaches the command as SIGINT, as a keyboard's would.
+    const command = `stty rows 12 cols 100; exec ${process.execPath} ${CLI} stats --redis ${redis.server.url} --watch 200ms`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const done = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      await waitFor('three frames', () => (out.split(`${ESC}[H`).length > 3 ? true : undefined));
+      child.stdin.write('\u0003');
+      const code = await Promise.race([done, sleep(10_000).then(() => 'hung')]);
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(out.startsWith(`${ESC}[?25l${ESC}[2J`)).toBe(true); // hide the cursor, clear once
+    expect(out.split(`${ESC}[2J`)).toHaveLength(2);
+    expect(out.trimEnd().endsWith(`${ESC}[?25h`)).toBe(true); // the cursor is back
+    const frames = out.split(`${ESC}[H`).slice(1, -1);
+    expect(frames.length).toBeGreaterThanOrEqual(2);
+    for (const frame of frames) {
+      expect(frame).toMatch(/^skyq stats every 200ms at /);
+      expect(frame.endsWith(`${ESC}[J`)).toBe(true); // clears what the last frame left below
+      // Never more lines than the screen has: nothing scrolls.
+      expect(frame.split('\n').length).toBeLessThanOrEqual(11);
+    }
+  });
+});
