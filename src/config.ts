@@ -2,7 +2,7 @@
 import { errors } from './errors.js';
 import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
 import type { Backoff } from './record.js';
-import type { ConnectionOptions } from './redis/connection.js';
+import { type ConnectionOptions, withoutConnectionOptions } from './redis/connection.js';
 
 export type ScoreUnit = 'ms' | 'cs' | 's';
 export const UNIT_MS: Record<ScoreUnit, number> = { ms: 1, cs: 10, s: 1000 };
@@ -42,14 +42,10 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes = 1024 * 1024,
     attempts = 3,
     backoff = { type: 'exponential', delay: 1000 },
-    autoPipelining: _autoPipelining,
-    redis: _redis,
-    cluster: _cluster,
-    connection: _connection,
     connectionName: _connectionName,
     ...rest
   } = checkObject('options', options);
-  rejectUnknown('', rest);
+  rejectUnknown('', withoutConnectionOptions(rest));
   if (typeof prefix !== 'string' || !/^[^\s{}]+$/.test(prefix)) {
     throw errors.invalidOption(
       'prefix',

@@ -1,5 +1,6 @@
 // Every error skyq throws is made here, by name, so callers can tell them
 // apart (`err.code`) and messages stay consistent.
+import { redactText } from './redact.js';
 
 export type SkyqErrorCode =
   | 'ERR_SKYQ_INVALID_OPTION'
@@ -9,7 +10,10 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_REDIS'
   | 'ERR_SKYQ_ACTOR'
   | 'ERR_SKYQ_TIMEOUT'
-  | 'ERR_SKYQ_PARTIAL_ADD';
+  | 'ERR_SKYQ_PARTIAL_ADD'
+  | 'ERR_SKYQ_UNREACHABLE'
+  | 'ERR_SKYQ_NOPERM'
+  | 'ERR_SKYQ_AUTH';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -75,11 +79,38 @@ export const errors = {
     new SkyqError('ERR_SKYQ_ACTOR', problem, undefined, cause),
   timeout: (what: string, ms: number) =>
     new SkyqError('ERR_SKYQ_TIMEOUT', `${what} did not answer within ${ms} ms`),
+  /** `where` is already redacted (see redact.ts); `reason` is short and readable */
+  unreachable: (where: string, reason: string, cause?: unknown) =>
+    new SkyqError(
+      'ERR_SKYQ_UNREACHABLE',
+      `cannot reach Redis at ${where}: ${reason}`,
+      undefined,
+      cause,
+    ),
+  /** Redis refused the user name or password (or wants one); `where` is already redacted */
+  login: (where: string, reason: string, cause?: unknown) =>
+    new SkyqError(
+      'ERR_SKYQ_AUTH',
+      `Redis at ${where} refused the login: ${reason}`,
+      undefined,
+      cause,
+    ),
+  /** Redis's NOPERM reply, with the ACL rule a skyq user needs */
+  noPermission: (reply: string, rule: string, cause?: unknown) =>
+    new SkyqError(
+      'ERR_SKYQ_NOPERM',
+      `Redis refused a command: ${reply}. A skyq user needs this ACL rule: ${rule} (see docs/OPERATIONS.md)`,
+      undefined,
+      cause,
+    ),
 };
 
 function describe(value: unknown): string {
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') {
+    // A URL's password is masked before the value is cut short, so no part of it can show.
+    const shown = redactText(value);
+    return JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40)}…` : shown);
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null)
     return String(value);
   if (typeof value === 'bigint') return `${value}n`;

@@ -32,6 +32,7 @@ import {
 } from './options.js';
 import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
+import { explainRedisError } from './redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
 
 export interface GroupCounts {
@@ -291,7 +292,9 @@ export class Queue {
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args);
+    return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */
@@ -301,13 +304,17 @@ export class Queue {
     args: (string | number)[],
   ): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.runMulti(name, routingKey, args);
+    return this.#scripts.runMulti(name, routingKey, args).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
   }
 
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args, true);
+    return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
+      throw explainRedisError(error, this.config.prefix, this.client);
+    });
   }
 
   async close(): Promise<void> {

@@ -1,39 +1,222 @@
 /**
- * `skyq start` with no Redis named: it uses a Redis that answers at the default address,
- * or starts a private one there with its data on disk. Tested on a free port, since the
- * default one (6379) may belong to someone else on this machine.
+ * `skyq start` with no Redis named: skyq's own private redis-server, password-protected, with
+ * files only its owner can read, stopped or reused deliberately. Tested on a free port
+ * (SKYQ_EMBEDDED_PORT) and in a temporary working directory, since the default port (6379)
+ * may belong to someone else on this machine.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { embeddedRedis, redisAnswers } from '../src/cli/embedded.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedRedis, knock, savedPassword } from '../src/cli/embedded.js';
 import { findFreePort } from '../src/redis/server.js';
+import { startStandalone } from './helpers/redis.js';
+import { CLI, type CliChild, finish, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'skyq-embedded-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(removeTempDirs);
 
-it('starts a private redis-server when nothing answers, and reuses one that does', async () => {
-  const port = await findFreePort();
-  const said: string[] = [];
-  const first = await embeddedRedis((line) => said.push(line), { port, dir: join(dir, '.skyq') });
-  try {
-    expect(first.server).not.toBeNull();
-    expect(first.url).toBe(`redis://127.0.0.1:${port}`);
-    expect(said.join('\n')).toMatch(/started a private redis-server/);
-    expect(await redisAnswers(first.url)).toBe(true);
-    // appendonly: the data lives in the folder it named
-    expect(existsSync(join(dir, '.skyq'))).toBe(true);
-    expect(readdirSync(join(dir, '.skyq')).some((name) => name.startsWith('appendonly'))).toBe(
-      true,
-    );
+const mode = (path: string) => statSync(path).mode & 0o777;
 
-    const again: string[] = [];
-    const second = await embeddedRedis((line) => again.push(line), { port });
-    expect(second.server).toBeNull();
-    expect(again).toEqual([]);
-  } finally {
-    await first.server?.stop();
-  }
-  expect(await redisAnswers(first.url)).toBe(false);
+/** Modes of every file and directory under `dir`, by path relative to it. */
+function modesUnder(dir: string, prefix = ''): [string, number][] {
+  return readdirSync(dir).flatMap((name): [string, number][] => {
+    const path = join(dir, name);
+    const own: [string, number] = [join(prefix, name), mode(path)];
+    return statSync(path).isDirectory() ? [own, ...modesUnder(path, own[0])] : [own];
+  });
+}
+
+function withoutRedisUrl(): NodeJS.ProcessEnv {
+  const { REDIS_URL: _ignored, ...env } = process.env;
+  return env;
+}
+
+/** The compiled CLI run from `cwd` (where ./.skyq lives) with the embedded port set. */
+function cliIn(cwd: string, port: number, args: string[]): CliChild {
+  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    // No REDIS_URL: the commands must find the embedded server by themselves.
+    env: { ...withoutRedisUrl(), SKYQ_EMBEDDED_PORT: String(port) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  const done = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err }));
+  });
+  return { child, stdout: () => out, stderr: () => err, done };
+}
+
+const ready = (run: CliChild) =>
+  waitFor(
+    'skyq start to be ready',
+    () => {
+      if (run.child.exitCode !== null) throw new Error(`start exited: ${run.stderr()}`);
+      return /actors ready/.test(run.stdout()) ? true : undefined;
+    },
+    30_000,
+  );
+
+/** The pid of the embedded server, from the note skyq keeps next to its data. */
+const serverPid = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, '.skyq', 'embedded.json'), 'utf8')) as { pid: number }).pid;
+
+describe('embeddedRedis', () => {
+  it('starts a password-protected server whose files only its owner can read', async () => {
+    const port = await findFreePort();
+    const dir = join(tempDir('skyq-embedded-'), '.skyq');
+    const said: string[] = [];
+    const first = await embeddedRedis((line) => said.push(line), { port, dir });
+    try {
+      expect(first.kind).toBe('started');
+      const password = savedPassword(dir) as string;
+      expect(password).toMatch(/^[0-9a-f]{48}$/);
+      expect(first.url).toBe(`redis://:${password}@127.0.0.1:${port}`);
+      expect(said.join('\n')).toMatch(/started a private redis-server/);
+      expect(said.join('\n')).not.toContain(password);
+      expect(await knock(port)).toBe('noauth');
+      expect(await knock(port, 'guess')).toBe('wrongpass');
+      expect(await knock(port, password)).toBe('pong');
+
+      expect(mode(dir)).toBe(0o700);
+      const modes = modesUnder(dir);
+      expect(modes.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['redis-password', 'embedded.json', 'appendonlydir']),
+      );
+      // The append-only files hold the data: the server wrote them under umask 077.
+      expect(modes.filter(([name]) => name.startsWith('appendonlydir/')).length).toBeGreaterThan(0);
+      for (const [name, bits] of modes) expect([name, bits & 0o077]).toEqual([name, 0]);
+    } finally {
+      await first.stop();
+    }
+    expect(await knock(port)).toBe('down');
+  });
+
+  it('refuses a password-protected Redis it has no password for, in one line', async () => {
+    const port = await findFreePort();
+    const other = await startStandalone({ port, password: 'not-yours' });
+    try {
+      const dir = join(tempDir('skyq-embedded-'), '.skyq');
+      await expect(embeddedRedis(() => undefined, { port, dir })).rejects.toThrow(
+        `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/redis-password does not hold`,
+      );
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('uses a Redis without a password that answers at the port, and leaves it alone', async () => {
+    const port = await findFreePort();
+    const yours = await startStandalone({ port });
+    try {
+      const said: string[] = [];
+      const found = await embeddedRedis((line) => said.push(line), {
+        port,
+        dir: join(tempDir(), '.skyq'),
+      });
+      expect(found).toMatchObject({ kind: 'yours', url: `redis://127.0.0.1:${port}` });
+      expect(said).toEqual([]);
+      await found.stop();
+      expect(await knock(port)).toBe('pong');
+    } finally {
+      await yours.stop();
+    }
+  });
+});
+
+describe('skyq start with no Redis named', () => {
+  it('survives a kill -9: the next start reuses the server, then stops it', async () => {
+    const port = await findFreePort();
+    const cwd = tempDir('skyq-embedded-cwd-');
+    const args = ['start', '--groups', '2', '--log-dir', 'logs'];
+    const first = cliIn(cwd, port, args);
+    let pid = 0;
+    try {
+      await ready(first);
+      expect(first.stdout()).toMatch(/started a private redis-server there/);
+      pid = serverPid(cwd);
+      // The README's second terminal: no Redis named, the saved password is used.
+      const produced = await finish(cliIn(cwd, port, ['produce', '--groups', '2']), 'one\nquit\n');
+      expect(produced.stderr).toBe('');
+      expect(produced.code).toBe(0);
+      const stats = await finish(cliIn(cwd, port, ['stats', '--groups', '2']));
+      expect(stats.code).toBe(0);
+      expect(stats.stdout).toContain('task_group:1');
+
+      first.child.kill('SIGKILL');
+      await first.done;
+      const password = savedPassword(join(cwd, '.skyq')) as string;
+      expect(await knock(port, password)).toBe('pong'); // left running, not orphaned unseen
+
+      const second = cliIn(cwd, port, args);
+      try {
+        await ready(second);
+        expect(second.stdout()).toContain(
+          `skyq: reusing the embedded server from an earlier run (pid ${pid}, data in ${join(cwd, '.skyq')})`,
+        );
+        // The message added before the kill is still there and gets consumed now.
+        const added = /added (\S+)/.exec(produced.stdout)?.[1] as string;
+        await waitFor('the message to be consumed', () => {
+          const logs = ['actor-0.log', 'actor-1.log'].map((f) => {
+            try {
+              return readFileSync(join(cwd, 'logs', f), 'utf8');
+            } catch {
+              return '';
+            }
+          });
+          return logs.join('').includes(added) ? true : undefined;
+        });
+        second.child.kill('SIGINT');
+        const stopped = await finish(second, '', 30_000);
+        expect(stopped.code).toBe(0);
+        expect(stopped.stderr).toBe('');
+      } finally {
+        second.child.kill('SIGKILL');
+      }
+      // The launcher that adopted the server stopped it.
+      expect(await knock(port)).toBe('down');
+    } finally {
+      first.child.kill('SIGKILL');
+      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('a second launcher shares the server and leaves it to the one that started it', async () => {
+    const port = await findFreePort();
+    const cwd = tempDir('skyq-embedded-cwd-');
+    const owner = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-a']);
+    let guest: CliChild | undefined;
+    let pid = 0;
+    try {
+      await ready(owner);
+      pid = serverPid(cwd);
+      guest = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-b']);
+      await ready(guest);
+      expect(guest.stdout()).toContain(
+        `skyq: sharing the embedded server of the running launcher (pid ${owner.child.pid})`,
+      );
+      guest.child.kill('SIGINT');
+      expect((await finish(guest, '', 30_000)).code).toBe(0);
+      expect(await knock(port, savedPassword(join(cwd, '.skyq')))).toBe('pong');
+      owner.child.kill('SIGINT');
+      expect((await finish(owner, '', 30_000)).code).toBe(0);
+      expect(await knock(port)).toBe('down');
+    } finally {
+      owner.child.kill('SIGKILL');
+      guest?.child.kill('SIGKILL');
+      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { formatResultsTable } from '../../bench/report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
 import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
 import { errors } from '../errors.js';
+import { redactUrl } from '../redact.js';
 import { startRedisServer } from '../redis/server.js';
 import { parseCount, parseDuration } from './duration.js';
 
@@ -98,7 +99,7 @@ export function registerBench(program: Command): void {
         if (flags.json) console.log(JSON.stringify(result, null, 2));
         else
           console.log(
-            `\n${formatResultsTable([result], { title: `── skyq bench: ${workload.name} on ${url} ──` })}`,
+            `\n${formatResultsTable([result], { title: `── skyq bench: ${workload.name} on ${redactUrl(url)} ──` })}`,
           );
       } finally {
         if (started) bar.stop();

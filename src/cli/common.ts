@@ -1,10 +1,13 @@
-// Flags every command shares: where Redis is and how the queue is laid out.
+// Flags every command shares: where Redis is (URL or cluster, TLS files) and
+// how the queue is laid out.
 import type { Command } from 'commander';
 import type { QueueOptions, ScoreUnit } from '../config.js';
-import { parseClusterNodes } from '../redis/connection.js';
+import { checkRedisUrl, parseClusterNodes } from '../redis/connection.js';
 import { parseCount } from './duration.js';
+import { defaultEmbeddedUrl } from './embedded.js';
+import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
 
-export interface ConnectionFlags {
+export interface ConnectionFlags extends TlsFlags {
   redis?: string;
   cluster?: string;
   prefix?: string;
@@ -16,6 +19,9 @@ export function withConnectionFlags(command: Command): Command {
   return command
     .option('--redis <url>', 'Redis URL (default: $REDIS_URL or redis://127.0.0.1:6379)')
     .option('--cluster <nodes>', 'Redis Cluster seed nodes, host:port,host:port')
+    .option('--tls-ca <file>', 'TLS: CA certificate (PEM) that signed the server (or $SKYQ_TLS_CA)')
+    .option('--tls-cert <file>', 'TLS: client certificate (PEM), for mTLS (or $SKYQ_TLS_CERT)')
+    .option('--tls-key <file>', 'TLS: client private key (PEM), for mTLS (or $SKYQ_TLS_KEY)')
     .option('--prefix <prefix>', 'key prefix of the groups', 'task_group')
     .option('--groups <n>', 'number of groups', '10')
     .option('--score-unit <unit>', 'unit of delayed-set scores: ms, cs or s', 'ms');
@@ -26,7 +32,15 @@ export function noRedisNamed(flags: ConnectionFlags): boolean {
   return !flags.redis && !flags.cluster && !process.env.REDIS_URL;
 }
 
-export function queueOptions(flags: ConnectionFlags): QueueOptions {
+/**
+ * The queue options the flags describe. One-shot commands fail fast when Redis
+ * cannot be reached; `long-running` ones (start) keep reconnecting. With no Redis
+ * named, commands use the embedded server's saved password (./.skyq/).
+ */
+export function queueOptions(
+  flags: ConnectionFlags,
+  mode: 'one-shot' | 'long-running' = 'one-shot',
+): QueueOptions {
   const options: QueueOptions = {
     prefix: flags.prefix ?? 'task_group',
     groups: parseCount(flags.groups ?? '10', 'groups'),
@@ -34,9 +48,12 @@ export function queueOptions(flags: ConnectionFlags): QueueOptions {
   };
   if (flags.cluster) options.cluster = parseClusterNodes(flags.cluster);
   else {
-    const url = flags.redis ?? process.env.REDIS_URL;
-    if (url) options.redis = url;
+    // An empty REDIS_URL names nothing, as for noRedisNamed().
+    options.redis = checkRedisUrl(flags.redis ?? (process.env.REDIS_URL || defaultEmbeddedUrl()));
   }
+  const tls = tlsFromFlags(flags);
+  if (tls) options.tls = tls;
+  if (mode === 'one-shot') options.failFast = true;
   return options;
 }
 

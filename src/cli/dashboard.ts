@@ -31,7 +31,7 @@ export function registerDashboard(program: Command): void {
     .option('--http <addr>', 'where to listen, host:port', '127.0.0.1:9465')
     .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: ConnectionFlags & HttpFlags) => {
-      const options = queueOptions(flags);
+      const options = queueOptions(flags, 'long-running');
       await checkRedis(options);
       const handle = await serveDashboard(options, httpOptions(flags));
       console.log(`skyq: dashboard on ${handle.url} (Ctrl-C stops it)`);

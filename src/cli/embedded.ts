@@ -1,59 +1,268 @@
-// `skyq start` with no Redis named: use 127.0.0.1:6379 when a Redis answers
-// there; otherwise start a private redis-server on that port with its data
-// under ./.skyq/ (append-only file on), so `skyq produce` in another terminal
-// finds it at the same default address.
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+// `skyq start` with no Redis named: use 127.0.0.1:6379 when a Redis without a
+// password answers there; otherwise run skyq's own private redis-server on that
+// port, with its data, a generated password and a note of who runs it under
+// ./.skyq/ (dir 0700, files 0600). Other commands read the password from there,
+// so `skyq produce` in a second terminal finds the server with nothing named.
+//
+// The server is stopped or reused deliberately: the `skyq start` that started
+// (or adopted) it stops it when it stops; one left running by a launcher that
+// was killed is adopted by the next `skyq start` ("reusing ..."), and a second
+// launcher next to a running one shares it without stopping it.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { errors } from '../errors.js';
-import {
-  REDIS_INSTALL_HINT,
-  type RedisServerHandle,
-  redisServerAvailable,
-  startRedisServer,
-} from '../redis/server.js';
+import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from '../redis/server.js';
 
-const DEFAULT_PORT = 6379;
+export const EMBEDDED_DIR = '.skyq';
 
-export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
+/** The embedded server's port: 6379, or SKYQ_EMBEDDED_PORT (when 6379 belongs to another program). */
+export function embeddedPort(): number {
+  const text = process.env.SKYQ_EMBEDDED_PORT;
+  if (text === undefined || text === '') return 6379;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535)
+    throw errors.invalidOption('SKYQ_EMBEDDED_PORT', 'must be a port number', text);
+  return port;
+}
+const PASSWORD_FILE = 'redis-password';
+const OWNER_FILE = 'embedded.json';
+
+export interface EmbeddedRedis {
+  /** where to connect (with the password when it is skyq's server) */
+  url: string;
+  /** a Redis of yours, skyq's server started now, adopted from a dead launcher, or shared */
+  kind: 'yours' | 'started' | 'reused' | 'shared';
+  /** stops the server when this process owns it, and when no other launcher still uses it */
+  stop(): Promise<void>;
+}
+
+interface Where {
+  port?: number;
+  dir?: string;
+}
+
+/** The saved password of the embedded server in `dir`, if one was ever made. */
+export function savedPassword(dir = EMBEDDED_DIR): string | undefined {
+  try {
+    return readFileSync(join(resolve(dir), PASSWORD_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The URL commands use when no Redis is named: 127.0.0.1 at the embedded port,
+ * with the embedded server's password when one was saved.
+ */
+export function defaultEmbeddedUrl(where: Where = {}): string {
+  const password = savedPassword(where.dir);
+  const auth = password === undefined ? '' : `:${encodeURIComponent(password)}@`;
+  return `redis://${auth}127.0.0.1:${where.port ?? embeddedPort()}`;
+}
+
+type Knock = 'pong' | 'noauth' | 'wrongpass' | 'down';
+
+/** What a Redis at the address says to a PING (with `password` when given). */
+export async function knock(port: number, password?: string, timeoutMs = 1000): Promise<Knock> {
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    ...(password === undefined ? {} : { password }),
+    lazyConnect: true,
+    enableReadyCheck: false,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  // A refused AUTH is emitted as an event; the PING then only sees a closed connection.
+  let refusal = '';
+  client.on('error', (error: Error) => {
+    refusal ||= error.message;
+  });
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG' ? 'pong' : 'down';
+  } catch (error) {
+    const message = `${refusal} ${(error as Error).message}`;
+    if (/\bNOAUTH\b/.test(message)) return 'noauth';
+    if (/\bWRONGPASS\b/.test(message)) return 'wrongpass';
+    return 'down';
+  } finally {
+    client.disconnect();
+  }
+}
+
+export async function embeddedRedis(
+  say: (line: string) => void,
+  where: Where = {},
+): Promise<EmbeddedRedis> {
+  const port = where.port ?? embeddedPort();
+  const dir = resolve(where.dir ?? EMBEDDED_DIR);
+  const shown = `redis://127.0.0.1:${port}`;
+  const first = await knock(port);
+  if (first === 'pong') return { url: shown, kind: 'yours', stop: async () => undefined };
+  if (first !== 'down') return adopt(say, port, dir);
+  if (!redisServerAvailable()) {
+    throw errors.redis(`no Redis answers at ${shown} and ${REDIS_INSTALL_HINT}`);
+  }
+  makePrivate(dir);
+  const password = passwordIn(dir);
+  const server = await startRedisServer({
+    port,
+    dir,
+    appendonly: true,
+    password,
+    privateFiles: true,
+    detached: true,
+  }).catch(async (error: Error) => {
+    // Another `skyq start` may have started it a moment ago: then share or adopt that one.
+    if (/already in use/.test(error.message) && (await knock(port)) !== 'down') return null;
+    const why = /already in use/.test(error.message)
+      ? 'the port is taken by a program that is not Redis (set SKYQ_EMBEDDED_PORT, or name a Redis with --redis)'
+      : (error.message.split('\n')[0] ?? error.message);
+    throw errors.redis(`could not start the embedded redis-server on port ${port}: ${why}`, error);
+  });
+  if (server === null) return embeddedRedis(say, where);
+  writeOwner(dir, server.pid);
+  say(
+    `skyq: no Redis answered at ${shown}; started a private redis-server there (pid ${server.pid}, data and password in ${dir})`,
+  );
+  return {
+    url: server.url,
+    kind: 'started',
+    stop: () => stopUnlessShared(say, server.url, () => server.stop()),
+  };
+}
+
+/** A password-protected Redis is at the port: skyq's own from an earlier run, or not ours. */
+async function adopt(
+  say: (line: string) => void,
+  port: number,
+  dir: string,
+): Promise<EmbeddedRedis> {
+  const password = savedPassword(dir);
+  const answer = password === undefined ? 'noauth' : await knock(port, password);
+  if (answer !== 'pong' || password === undefined) {
+    throw errors.redis(
+      `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:PASSWORD@127.0.0.1:${port} (or REDIS_URL)`,
+    );
+  }
+  const url = defaultEmbeddedUrl({ port, dir });
+  const owner = readOwner(dir);
+  if (owner !== undefined && owner.launcher !== process.pid && alive(owner.launcher)) {
+    say(`skyq: sharing the embedded server of the running launcher (pid ${owner.launcher})`);
+    return { url, kind: 'shared', stop: async () => undefined };
+  }
+  const pid = await serverPid(url);
+  writeOwner(dir, pid);
+  say(`skyq: reusing the embedded server from an earlier run (pid ${pid}, data in ${dir})`);
+  return { url, kind: 'reused', stop: () => stopUnlessShared(say, url, () => shutdown(url)) };
+}
+
+/** The data dir 0700 and everything in it 0600 (older versions left them world-readable). */
+function makePrivate(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const walk = (path: string) => {
+    const stat = statSync(path);
+    chmodSync(path, stat.isDirectory() ? 0o700 : 0o600);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  walk(dir);
+}
+
+function passwordIn(dir: string): string {
+  const existing = savedPassword(dir);
+  if (existing !== undefined) return existing;
+  const password = randomBytes(24).toString('hex');
+  writeFileSync(join(dir, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return password;
+}
+
+interface Owner {
+  /** the redis-server */
+  pid: number;
+  /** the `skyq start` process that stops it */
+  launcher: number;
+}
+
+function writeOwner(dir: string, pid: number): void {
+  const owner: Owner = { pid, launcher: process.pid };
+  writeFileSync(join(dir, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+}
+
+function readOwner(dir: string): Owner | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, OWNER_FILE), 'utf8')) as Owner;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process nobody reaped yet (a zombie) still takes signals.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // no /proc here: trust the signal
+  }
+}
+
+async function withClient<T>(url: string, work: (client: Redis) => Promise<T>): Promise<T> {
   const client = new Redis(url, {
     lazyConnect: true,
-    connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
+    return await work(client);
   } finally {
     client.disconnect();
   }
 }
 
-export interface EmbeddedRedis {
-  url: string;
-  /** set when skyq started the server itself */
-  server: RedisServerHandle | null;
+async function serverPid(url: string): Promise<number> {
+  const info = await withClient(url, (c) => c.info('server'));
+  return Number(/process_id:(\d+)/.exec(info)?.[1] ?? 0);
 }
 
-export async function embeddedRedis(
+/** Another launcher's connections (coordinator, actors' waits) are still open: it needs the server. */
+async function othersConnected(url: string): Promise<boolean> {
+  const list = (await withClient(url, (c) => c.call('CLIENT', 'LIST'))) as string;
+  // flags containing "c": closing after its reply (our own launcher's QUIT).
+  return list
+    .split('\n')
+    .some(
+      (line) => /\bname=skyq-(coordinator|wake-\d+)\b/.test(line) && !/\bflags=\S*c/.test(line),
+    );
+}
+
+async function stopUnlessShared(
   say: (line: string) => void,
-  where: { port?: number; dir?: string } = {},
-): Promise<EmbeddedRedis> {
-  const port = where.port ?? DEFAULT_PORT;
-  const url = `redis://127.0.0.1:${port}`;
-  if (await redisAnswers(url)) return { url, server: null };
-  if (!redisServerAvailable()) {
-    throw errors.redis(`no Redis answers at ${url} and ${REDIS_INSTALL_HINT}`);
+  url: string,
+  stop: () => Promise<void>,
+): Promise<void> {
+  if (await othersConnected(url).catch(() => false)) {
+    say('skyq: leaving the embedded server running: another launcher still uses it');
+    return;
   }
-  const dir = resolve(where.dir ?? '.skyq');
-  mkdirSync(dir, { recursive: true });
-  const server = await startRedisServer({ port, dir, appendonly: true });
-  say(
-    `skyq: no Redis answered at ${url}; started a private redis-server there (pid ${server.pid}, data in ${dir})`,
-  );
-  return { url: server.url, server };
+  await stop();
+}
+
+/** Stops a server this process did not start (no child handle): SHUTDOWN flushes the AOF. */
+async function shutdown(url: string): Promise<void> {
+  const port = Number(new URL(url).port);
+  await withClient(url, (c) => c.call('SHUTDOWN')).catch(() => undefined);
+  const deadline = Date.now() + 10_000;
+  while ((await knock(port, undefined, 200)) !== 'down' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

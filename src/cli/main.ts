@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
-// cancel, bench.
+// cancel, bench, dashboard, acl.
 import { Command } from 'commander';
-import { SkyqError } from '../errors.js';
+import { connectionChecksSettled } from '../redis/connection.js';
+import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
 import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
+import { cliErrorLine } from './error-line.js';
 import { registerGet } from './get.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
-import { withoutScriptLocation } from './preview.js';
 import { registerProduce } from './produce.js';
 import { registerReschedule } from './reschedule.js';
 import { registerStart } from './start.js';
@@ -36,17 +37,20 @@ registerDlq(program);
 registerCancel(program);
 registerBench(program);
 registerDashboard(program);
+registerAcl(program);
+
+// The running command's prefix, so a NOPERM error can name the ACL rule for it.
+let prefix: string | undefined;
+program.hook('preAction', (_program, action) => {
+  prefix = action.opts().prefix as string | undefined;
+});
 
 try {
   await program.parseAsync();
 } catch (error) {
-  // Our errors and Redis's replies (a key of the wrong type, …) are for the operator: one
-  // line. Anything else is a defect, and its stack says where.
-  const known =
-    error instanceof SkyqError || (error instanceof Error && error.name === 'ReplyError');
-  const message = known
-    ? withoutScriptLocation((error as Error).message)
-    : ((error as Error).stack ?? String(error));
-  console.error(`skyq: ${message}`);
+  // Our errors and Redis's (unreachable, NOPERM, a key of the wrong type, …) are for the
+  // operator: one line. Anything else is a defect, and its stack says where.
+  await connectionChecksSettled();
+  console.error(`skyq: ${cliErrorLine(error, prefix)}`);
   process.exit(1);
 }

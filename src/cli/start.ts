@@ -1,6 +1,7 @@
 // skyq start: run the actors until SIGINT/SIGTERM. The first signal drains
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
+import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { type StartOptions, startActors } from '../runtime/launcher.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
@@ -38,10 +39,10 @@ export function registerStart(program: Command): void {
     .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: StartFlags) => {
       const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
+      const base = queueOptions(flags, 'long-running');
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
-      const base = queueOptions(flags);
       const options: StartOptions = {
         ...base,
         ...(embedded ? { redis: embedded.url } : {}),
@@ -57,13 +58,14 @@ export function registerStart(program: Command): void {
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
       };
-      const launcher = await startActors(options).catch(async (error) => {
-        await embedded?.server?.stop();
-        throw error;
-      });
-      const where = options.cluster
-        ? `cluster ${flags.cluster}`
-        : (options.redis ?? 'redis://127.0.0.1:6379');
+      // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
+      const launcher = await ensureReachable(options)
+        .then(() => startActors(options))
+        .catch(async (error) => {
+          await embedded?.stop();
+          throw error;
+        });
+      const where = describeTarget(options);
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
@@ -78,7 +80,7 @@ export function registerStart(program: Command): void {
         }
         console.log(`skyq: ${signal}: draining (another signal exits at once)`);
         await launcher.stop();
-        await embedded?.server?.stop();
+        await embedded?.stop();
         console.log('skyq: stopped');
         process.exit(0);
       };

@@ -1,77 +1,191 @@
 // One place that turns user options into an ioredis client, standalone or
-// cluster, so the queue, the actors and the CLI connect the same way.
+// cluster, so the queue, the actors and the CLI connect the same way. Every
+// client made here has an `error` listener (an outage is never an "Unhandled
+// error event" flood) and remembers why it last failed, so a command that
+// fails for want of a connection can say so in one line.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { errors } from '../errors.js';
+import { errors, type SkyqError } from '../errors.js';
+import {
+  type ConnectionOptions,
+  checkConnectionOptions,
+  DEFAULT_REDIS_URL,
+  describeTarget,
+  type RedisClient,
+  usesTls,
+} from './connection-options.js';
+import {
+  describeConnectionError,
+  isConnectionLoss,
+  isLoginRefused,
+  socketError,
+} from './failure.js';
+import { nodeTlsOptions } from './tls.js';
 
-export type RedisClient = Redis | Cluster;
-
-export interface ClusterNode {
-  host: string;
-  port: number;
-}
-
-export interface ConnectionOptions {
-  /** redis:// URL of a standalone server (default redis://127.0.0.1:6379) */
-  redis?: string;
-  /** seed nodes of a Redis Cluster, instead of `redis` */
-  cluster?: ClusterNode[];
-  /** an ioredis client you made yourself; skyq will not close it */
-  connection?: RedisClient;
-  /**
-   * batch the commands issued in one tick into one write (default true: many
-   * concurrent producers gain); a consumer sending one call at a time does not
-   */
-  autoPipelining?: boolean;
-}
-
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export * from './connection-options.js';
+export type { TlsOptions } from './tls.js';
 
 export interface ConnectExtras {
   /** connection name shown by CLIENT LIST */
   name?: string;
   /** for blocking reads: never give up on a command while reconnecting */
   blocking?: boolean;
+  /** connect only when asked (client.connect()) */
+  lazy?: boolean;
 }
 
+/** How long a fail-fast connection waits for the TCP (and TLS) handshake. */
+export const FAIL_FAST_CONNECT_MS = 3000;
+/** How long a fail-fast command waits for its answer (a hung server). */
+const FAIL_FAST_COMMAND_MS = 5000;
+/** ensureReachable's answer comes within this, whatever the server does. */
+const REACHABLE_WITHIN_MS = 4000;
+/** Reconnect attempts of a fail-fast client that was connected once (a blip, a restart). */
+const FAIL_FAST_RETRIES = 3;
+
 export function connect(options: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
+  checkConnectionOptions(options);
   const pipelining = options.autoPipelining ?? true;
+  let everReady = false;
+  // Until it was ready once, a fail-fast client does not retry: a wrong address or
+  // certificate will not fix itself, and the caller wants the answer now.
+  const retry = (times: number) => (everReady && times <= FAIL_FAST_RETRIES ? 200 * times : null);
   const common: RedisOptions = {
     enableAutoPipelining: pipelining,
     ...(extras.name ? { connectionName: extras.name } : {}),
     ...(extras.blocking ? { maxRetriesPerRequest: null } : {}),
+    ...(extras.lazy ? { lazyConnect: true } : {}),
+    ...(options.tls ? { tls: nodeTlsOptions(options.tls) } : {}),
+    ...(options.failFast
+      ? {
+          connectTimeout: FAIL_FAST_CONNECT_MS,
+          commandTimeout: FAIL_FAST_COMMAND_MS,
+          maxRetriesPerRequest: 1,
+          retryStrategy: retry,
+        }
+      : {}),
   };
+  let client: RedisClient;
   if (options.cluster !== undefined) {
-    if (!Array.isArray(options.cluster) || options.cluster.length === 0) {
-      throw errors.invalidOption('cluster', 'must be a non-empty list of { host, port }');
-    }
-    for (const node of options.cluster) {
-      if (typeof node?.host !== 'string' || !Number.isInteger(node?.port)) {
-        throw errors.invalidOption(
-          'cluster',
-          'every node needs a host string and a port number',
-          node,
-        );
-      }
-    }
-    return new Cluster(options.cluster, { enableAutoPipelining: pipelining, redisOptions: common });
+    client = new Cluster(options.cluster, {
+      enableAutoPipelining: pipelining,
+      redisOptions: common,
+      ...(extras.lazy ? { lazyConnect: true } : {}),
+      ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
+    });
+  } else {
+    client = new Redis(options.redis ?? DEFAULT_REDIS_URL, common);
   }
-  const url = options.redis ?? DEFAULT_REDIS_URL;
-  if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
-    throw errors.invalidOption('redis', 'must be a redis:// or rediss:// URL', url);
-  }
-  return new Redis(url, common);
+  client.on('ready', () => {
+    everReady = true;
+  });
+  track(client, describeTarget(options), usesTls(options));
+  return client;
 }
 
-/** Parses "host:port,host:port" (the CLI's --cluster) into nodes. */
-export function parseClusterNodes(list: string): ClusterNode[] {
-  return list.split(',').map((entry) => {
-    const at = entry.lastIndexOf(':');
-    const port = Number(entry.slice(at + 1));
-    if (at <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) {
-      throw errors.invalidOption('cluster', 'expected host:port[,host:port…]', entry);
-    }
-    return { host: entry.slice(0, at), port };
+interface Trouble {
+  where: string;
+  error: Error | null;
+  /** the connection uses TLS (for hints about a TLS mismatch) */
+  tls: boolean;
+}
+
+const troubles = new WeakMap<RedisClient, Trouble>();
+/** The latest client made here or to fail (a CLI has one target). */
+let lastTrouble: Trouble | null = null;
+
+function track(client: RedisClient, where: string, tls: boolean): void {
+  const trouble: Trouble = { where, error: null, tls };
+  troubles.set(client, trouble);
+  lastTrouble = trouble;
+  const note = (error: Error) => {
+    // "Connection is closed." after a socket error says less than the socket error.
+    if (trouble.error && isConnectionLoss(error)) return;
+    trouble.error = error;
+    lastTrouble = trouble;
+  };
+  client.on('error', note);
+  if (client instanceof Cluster) {
+    client.on('node error', (error: Error, node: string) => {
+      note(error);
+      // ioredis hides a cluster node's socket error behind "Connection is closed.": ask the socket.
+      if (isConnectionLoss(error)) probeNode(trouble, node);
+    });
+  }
+  client.on('ready', () => {
+    trouble.error = null;
   });
+}
+
+const probes = new Set<Promise<void>>();
+
+function probeNode(trouble: Trouble, node: string): void {
+  const at = node.lastIndexOf(':');
+  const probe = socketError(node.slice(0, at), Number(node.slice(at + 1)), 1000).then((error) => {
+    if (error && (trouble.error === null || isConnectionLoss(trouble.error))) trouble.error = error;
+    probes.delete(probe);
+  });
+  probes.add(probe);
+}
+
+/** Waits for the socket checks started on cluster node errors, so reasons are complete. */
+export async function connectionChecksSettled(): Promise<void> {
+  await Promise.all([...probes]);
+}
+
+/**
+ * ERR_SKYQ_UNREACHABLE for an error that means "no connection", naming the
+ * target and the reason the client last saw; ERR_SKYQ_AUTH for a refused
+ * login; undefined for anything else. Without a client, the latest client
+ * made by connect() is meant.
+ */
+export function explainConnectionError(
+  error: unknown,
+  client?: RedisClient,
+): SkyqError | undefined {
+  const trouble = client ? troubles.get(client) : lastTrouble;
+  if (!trouble) return undefined;
+  if (isLoginRefused(error))
+    return errors.login(trouble.where, describeConnectionError(error, trouble.tls), error);
+  if (!isConnectionLoss(error)) return undefined;
+  return errors.unreachable(
+    trouble.where,
+    describeConnectionError(trouble.error ?? error, trouble.tls),
+    error,
+  );
+}
+
+/**
+ * Connects once, fail-fast, and pings: resolves when Redis answers, rejects with
+ * ERR_SKYQ_UNREACHABLE (one readable line) within a few seconds when it does not.
+ */
+export async function ensureReachable(options: ConnectionOptions): Promise<void> {
+  const client = connect({ ...options, failFast: true }, { lazy: true, name: 'skyq-check' });
+  let timer: NodeJS.Timeout | undefined;
+  // A server that accepts connections and never answers would hold each command to its timeout.
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${REACHABLE_WITHIN_MS / 1000} s`)),
+      REACHABLE_WITHIN_MS,
+    );
+  });
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), silent]);
+  } catch (error) {
+    await connectionChecksSettled();
+    const trouble = troubles.get(client);
+    if (isLoginRefused(trouble?.error ?? error)) {
+      const refusal = trouble?.error ?? error;
+      throw errors.login(describeTarget(options), describeConnectionError(refusal), refusal);
+    }
+    throw errors.unreachable(
+      describeTarget(options),
+      describeConnectionError(trouble?.error ?? error, usesTls(options)),
+      error,
+    );
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
 }
 
 export function isCluster(client: RedisClient): client is Cluster {

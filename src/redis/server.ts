@@ -3,23 +3,31 @@
  * Each server gets its own port and data dir, so nothing here ever touches a shared Redis.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { findFreePorts, HOST, probe } from './loopback.js';
+
+export { findFreePort, findFreePorts } from './loopback.js';
 
 export const REDIS_INSTALL_HINT =
   'redis-server is not installed: install it with `apt-get install -y redis-server` (Debian/Ubuntu) ' +
   'or `brew install redis`, or point skyq at a running Redis with --redis URL / REDIS_URL';
 
-const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 const CLUSTER_TIMEOUT_MS = 20_000;
 const CLUSTER_SLOTS = 16384;
-const BUS_OFFSET = 10_000; // Redis Cluster always puts its node-to-node bus on port + 10000.
 
 export interface RedisServerHandle {
   port: number;
@@ -37,6 +45,22 @@ export interface StartRedisServerOptions {
   cluster?: boolean;
   extraArgs?: string[];
   keepDir?: boolean;
+  /**
+   * requirepass: written to a config file of mode 0600 in `dir` (never on the
+   * command line, where `ps` would show it); `url` then carries it
+   */
+  password?: string;
+  /**
+   * files only the owner can read: the data dir 0700, the server started under
+   * umask 077 (AOF and RDB files 0600), the log file 0600
+   */
+  privateFiles?: boolean;
+  /**
+   * its own process group, so a Ctrl-C in the terminal reaches only skyq, which
+   * drains first and then stops the server; if Node exits without stop(), the
+   * server gets SIGTERM (it flushes its AOF), not SIGKILL
+   */
+  detached?: boolean;
 }
 
 export interface RedisClusterHandle {
@@ -48,7 +72,6 @@ const err = (code: string, message: string) => Object.assign(new Error(message),
 export const redisNotInstalledError = () => err('SKYQ_REDIS_NOT_INSTALLED', REDIS_INSTALL_HINT);
 const redisStartError = (port: number, reason: string, log: string) =>
   err('SKYQ_REDIS_START_FAILED', `redis-server on port ${port} failed to start: ${reason}\n${log}`);
-const noFreePortError = (n: number) => err('SKYQ_NO_FREE_PORT', `found no ${n} free port(s)`);
 const clusterTimeoutError = (info: string) =>
   err('SKYQ_CLUSTER_TIMEOUT', `Redis Cluster not ready in ${CLUSTER_TIMEOUT_MS} ms:\n${info}`);
 
@@ -59,76 +82,13 @@ export function redisServerAvailable(): boolean {
 
 // Children still running when Node exits are killed synchronously (the only thing 'exit' allows),
 // so a forgotten stop() or a crashed test never leaves an orphaned redis-server behind.
-const live = new Map<ChildProcess, string | undefined>(); // child -> temp dir to remove
+const live = new Map<ChildProcess, { dir: string | undefined; signal: NodeJS.Signals }>();
 process.on('exit', () => {
-  for (const [child, dir] of live) {
-    child.kill('SIGKILL');
+  for (const [child, { dir, signal }] of live) {
+    child.kill(signal);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/** Binds `port` (0 = any) on HOST and releases it again; resolves the port, or undefined if taken. */
-function tryListen(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(undefined));
-    srv.listen(port, HOST, () => {
-      const bound = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(bound));
-    });
-  });
-}
-
-export async function findFreePort(): Promise<number> {
-  const port = await tryListen(0);
-  if (port === undefined) throw noFreePortError(1);
-  return port;
-}
-
-/** `withBus` also reserves port + 10000 for the cluster bus. */
-export async function findFreePorts(
-  n: number,
-  opts: { withBus?: boolean } = {},
-): Promise<number[]> {
-  const withBus = opts.withBus ?? false;
-  const taken = new Set<number>();
-  const ports: number[] = [];
-  for (let attempt = 0; ports.length < n; attempt++) {
-    if (attempt >= n * 50) throw noFreePortError(n);
-    // Kernel-chosen ports may lie above 55535 and leave no room for the bus, hence a fixed range.
-    const p = withBus ? 20_000 + Math.floor(Math.random() * 30_000) : await findFreePort();
-    const needed = withBus ? [p, p + BUS_OFFSET] : [p];
-    if (needed.some((q) => taken.has(q))) continue;
-    if (withBus && !((await tryListen(p)) && (await tryListen(p + BUS_OFFSET)))) continue;
-    for (const q of needed) taken.add(q);
-    ports.push(p);
-  }
-  return ports;
-}
-
-// Raw RESP instead of a client: no reconnect noise while the server is still booting. INFO's
-// process_id proves the answer comes from *our* child, not from a stranger that owns the port.
-function probe(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const sock = connect({ port, host: HOST });
-    let buf = '';
-    const done = (pid: number | undefined) => {
-      sock.destroy();
-      resolve(pid);
-    };
-    sock.setTimeout(500, () => done(undefined));
-    sock.once('error', () => done(undefined));
-    sock.once('close', () => done(undefined));
-    sock.once('connect', () => sock.write('PING\r\nINFO server\r\n'));
-    sock.on('data', (chunk) => {
-      buf += chunk.toString('latin1');
-      // Anything but +PONG (e.g. -LOADING while the AOF is replayed) means "not yet".
-      if (buf.length >= 5 && !buf.startsWith('+PONG')) return done(undefined);
-      const m = /process_id:(\d+)\r\n/.exec(buf);
-      if (m) done(Number(m[1]));
-    });
-  });
-}
 
 export async function startRedisServer(
   opts: StartRedisServerOptions = {},
@@ -150,8 +110,16 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
   const ownedDir = opts.dir === undefined && !opts.keepDir;
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'skyq-redis-'));
   const removeDir = () => ownedDir && rmSync(dir, { recursive: true, force: true });
+  if (opts.privateFiles) chmodSync(dir, 0o700);
   const logFile = join(dir, `redis-${port}.log`);
   const args = ['--port', String(port), '--bind', HOST, '--save', '', '--dir', dir];
+  if (opts.password !== undefined) {
+    // A config file must be the first argument; the command line stays free of the password.
+    const conf = join(dir, `redis-${port}.conf`);
+    writeFileSync(conf, `requirepass ${quoteConfig(opts.password)}\n`, { mode: 0o600 });
+    chmodSync(conf, 0o600);
+    args.unshift(conf);
+  }
   args.push('--appendonly', opts.appendonly ? 'yes' : 'no', '--daemonize', 'no', '--logfile', '');
   if (opts.cluster) {
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`);
@@ -161,15 +129,25 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
 
   // Output goes to a file rather than a pipe: pipes would keep the event loop alive, and the
   // file still holds the reason when redis refuses to start.
-  const logFd = openSync(logFile, 'a');
+  const logFd = openSync(logFile, 'a', opts.privateFiles ? 0o600 : 0o666);
   let child: ChildProcess;
   try {
-    child = spawn('redis-server', args, { stdio: ['ignore', logFd, logFd] });
+    // Node cannot give a child its own umask: a shell sets it and exec's the server (same pid).
+    const [command, argv] = opts.privateFiles
+      ? ['/bin/sh', ['-c', 'umask 077 && exec redis-server "$@"', 'redis-server', ...args]]
+      : ['redis-server', args];
+    child = spawn(command as string, argv as string[], {
+      stdio: ['ignore', logFd, logFd],
+      detached: opts.detached ?? false,
+    });
   } finally {
     closeSync(logFd);
   }
   child.unref(); // the caller's own work decides how long Node lives; the exit hook cleans up
-  live.set(child, ownedDir ? dir : undefined);
+  live.set(child, {
+    dir: ownedDir ? dir : undefined,
+    signal: opts.detached ? 'SIGTERM' : 'SIGKILL',
+  });
   child.once('exit', () => live.delete(child));
   let exitReason: string | undefined;
   const exited = new Promise<void>((resolve) => {
@@ -185,7 +163,7 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    const pid = await probe(port);
+    const pid = await probe(port, opts.password);
     if (pid !== undefined && pid === child.pid) break;
     if (exitReason !== undefined || Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -208,7 +186,10 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
   return {
     port,
     host: HOST,
-    url: `redis://${HOST}:${port}`,
+    url:
+      opts.password === undefined
+        ? `redis://${HOST}:${port}`
+        : `redis://:${encodeURIComponent(opts.password)}@${HOST}:${port}`,
     dir,
     pid: child.pid as number,
     stop: () => {
@@ -216,6 +197,11 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
       return stopping;
     },
   };
+}
+
+/** A value in redis.conf: quoted, with quotes and backslashes escaped. */
+function quoteConfig(value: string): string {
+  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 /** A real Redis Cluster of `masters` (default 3) masters and no replicas. */
@@ -242,9 +228,16 @@ export async function startRedisCluster(
 // Same slot layout as `redis-cli --cluster create`, done by hand so redis-cli is not required.
 async function formCluster(servers: RedisServerHandle[]): Promise<void> {
   // A private server that went away is not coming back: fail fast instead of reconnecting.
-  const clients = servers.map(
-    (s) => new Redis({ host: s.host, port: s.port, lazyConnect: true, retryStrategy: () => null }),
-  );
+  const clients = servers.map((s) => {
+    const client = new Redis({
+      host: s.host,
+      port: s.port,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => undefined); // the failing command says why
+    return client;
+  });
   try {
     const per = Math.floor(CLUSTER_SLOTS / clients.length);
     await Promise.all(

@@ -125,11 +125,13 @@ export function planStart(options: StartOptions): StartPlan {
 
 /** The Queue options inside StartOptions. */
 function queueOptionsOf(options: StartOptions): QueueOptions {
-  const { redis, cluster, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } = options;
+  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
+    options;
   return Object.fromEntries(
     Object.entries({
       redis,
       cluster,
+      tls,
       prefix,
       groups,
       scoreUnit,

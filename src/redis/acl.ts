@@ -1,0 +1,103 @@
+// The least a Redis ACL user needs to run skyq with a given prefix: the only
+// place that knows it. docs/OPERATIONS.md shows it, a NOPERM error names it,
+// and test/redis-acl.test.ts runs skyq as a user that has nothing more.
+// When skyq starts sending a new command (from TypeScript or from a Lua script:
+// Redis checks the commands a script calls against the caller's ACL too), add it
+// here; the test that scans the Lua sources names any one that is missing.
+
+/** Commands skyq sends itself (not from Lua), and why. */
+export const CLIENT_COMMANDS = [
+  'ping', // health checks
+  'info', // ioredis's ready check (waits while Redis loads its data)
+  'client|setname', // names connections for CLIENT LIST
+  // (ioredis also sends CLIENT SETINFO, Redis 7.2+; it ignores a refusal, and naming
+  // the subcommand would make ACL SETUSER fail on Redis 7.0)
+  'select', // a /db in the URL
+  'time', // Redis's clock
+  'evalsha', // every state change is a script
+  'eval', // the first run of a script on a server
+  'script|load', // scripts loaded once at start
+  'incrby', // id blocks on {prefix:g}:seq
+  'blpop', // an idle actor waits on {prefix:g}:wake
+  'set', // live launcher figures: prefix:launcher:<id>
+  'get',
+  'del',
+  'zadd', // the launcher index: prefix:launchers
+  'zrangebyscore',
+  'zremrangebyscore',
+  'zrem',
+  'cluster|slots', // Redis Cluster: the slot map
+  'cluster|info', // Redis Cluster: ready check
+  'asking', // Redis Cluster: slot migration redirects
+] as const;
+
+/** Commands the Lua scripts call (src/lua/*.lua). */
+export const SCRIPT_COMMANDS = [
+  'del',
+  'exists',
+  'get',
+  'hdel',
+  'hexists',
+  'hget',
+  'hincrby',
+  'hmget',
+  'hset',
+  'incr',
+  'incrby',
+  'llen',
+  'rpush',
+  'set',
+  'time',
+  'type',
+  'zadd',
+  'zcard',
+  'zmscore',
+  'zpopmin',
+  'zrange',
+  'zrangebyscore',
+  'zrem',
+  'zscore',
+] as const;
+
+/** Commands skyq can do without: it works on when they are refused. */
+export const OPTIONAL_COMMANDS = [
+  'config|get', // reads notify-keyspace-events
+  'subscribe', // keyspace notifications of foreign ZADDs
+  'psubscribe',
+  'unsubscribe',
+  'punsubscribe',
+] as const;
+
+/** A prefix inside an ACL glob: its own glob characters taken literally. */
+const literal = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/** The key patterns: `<prefix>:*` (delayed sets, launcher figures) and `{<prefix>:*` (the rest). */
+export function aclKeyPatterns(prefix: string): string[] {
+  return [`~${literal(prefix)}:*`, `~{${literal(prefix)}:*`];
+}
+
+/** The Pub/Sub channel pattern of the keyspace notifications skyq may listen to. */
+export function aclChannelPatterns(prefix: string): string[] {
+  return [`&__keyspace@*__:${literal(prefix)}:*`];
+}
+
+/**
+ * The ACL rule (what follows `ACL SETUSER <name> on ><password>`) for a skyq
+ * user of `prefix`: its keys and channels, and only the commands skyq sends.
+ */
+export function aclRule(prefix = 'task_group'): string {
+  const commands = [...new Set([...CLIENT_COMMANDS, ...SCRIPT_COMMANDS, ...OPTIONAL_COMMANDS])];
+  return [
+    'resetkeys',
+    ...aclKeyPatterns(prefix),
+    'resetchannels',
+    ...aclChannelPatterns(prefix),
+    '-@all',
+    ...commands.map((command) => `+${command}`),
+  ].join(' ');
+}
+
+/** The whole command to create such a user, for messages and docs. */
+export function aclSetUser(prefix = 'task_group', user = 'skyq'): string {
+  return `ACL SETUSER ${user} on >PASSWORD ${aclRule(prefix)}`;
+}

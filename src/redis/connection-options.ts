@@ -1,0 +1,123 @@
+// What a connection is made from: the options, their checks, and how a target
+// is shown (never with its password). connection.ts turns them into clients.
+import type { Cluster, Redis } from 'ioredis';
+import { errors } from '../errors.js';
+import { redactUrl } from '../redact.js';
+import { checkTls, type TlsOptions } from './tls.js';
+
+export type RedisClient = Redis | Cluster;
+
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
+export interface ConnectionOptions {
+  /** redis:// or rediss:// (TLS) URL of a standalone server (default redis://127.0.0.1:6379) */
+  redis?: string;
+  /** seed nodes of a Redis Cluster, instead of `redis` */
+  cluster?: ClusterNode[];
+  /** an ioredis client you made yourself; skyq will not close it */
+  connection?: RedisClient;
+  /**
+   * batch the commands issued in one tick into one write (default true: many
+   * concurrent producers gain); a consumer sending one call at a time does not
+   */
+  autoPipelining?: boolean;
+  /**
+   * TLS settings (CA, client certificate and key for mTLS). Giving them turns
+   * TLS on, also with a redis:// URL; for a cluster they apply to every node.
+   */
+  tls?: TlsOptions;
+  /**
+   * Give up instead of reconnecting forever (default false): when Redis cannot be
+   * reached, commands fail within a few seconds with ERR_SKYQ_UNREACHABLE. For
+   * one-shot scripts; the CLI's short commands use it.
+   */
+  failFast?: boolean;
+}
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const CONNECTION_KEYS = [
+  'redis',
+  'cluster',
+  'connection',
+  'autoPipelining',
+  'tls',
+  'failFast',
+] as const;
+
+/** The options without the connection ones (for checks of what remains), after checking them. */
+export function withoutConnectionOptions(
+  options: Record<string, unknown>,
+): Record<string, unknown> {
+  checkConnectionOptions(options as ConnectionOptions);
+  const rest = { ...options };
+  for (const key of CONNECTION_KEYS) delete rest[key];
+  return rest;
+}
+
+/** Throws a SkyqError naming the field when redis, cluster or tls is malformed. */
+export function checkConnectionOptions(options: ConnectionOptions): void {
+  if (options.cluster !== undefined) {
+    if (!Array.isArray(options.cluster) || options.cluster.length === 0) {
+      throw errors.invalidOption('cluster', 'must be a non-empty list of { host, port }');
+    }
+    for (const node of options.cluster) {
+      if (typeof node?.host !== 'string' || !Number.isInteger(node?.port)) {
+        throw errors.invalidOption(
+          'cluster',
+          'every node needs a host string and a port number',
+          node,
+        );
+      }
+    }
+  } else if (options.redis !== undefined) checkRedisUrl(options.redis);
+  if (options.tls !== undefined) checkTls(options.tls);
+}
+
+/** A redis:// or rediss:// URL with a host and a valid port; the error never shows a password. */
+export function checkRedisUrl(url: unknown): string {
+  if (typeof url !== 'string') throw errors.invalidOption('redis', 'must be a URL string', url);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  const problem =
+    parsed === undefined
+      ? 'is not a URL: expected redis://[user:password@]host[:port][/db]'
+      : !['redis:', 'rediss:'].includes(parsed.protocol)
+        ? `must be a redis:// or rediss:// URL, not ${parsed.protocol}//`
+        : parsed.hostname === ''
+          ? 'has no host: expected redis://[user:password@]host[:port][/db]'
+          : undefined;
+  if (problem) throw errors.invalidOption('redis', problem, redactUrl(url));
+  return url;
+}
+
+/** The connection uses TLS: a rediss:// URL, or TLS options. */
+export function usesTls(options: ConnectionOptions): boolean {
+  return options.tls !== undefined || (options.redis ?? '').startsWith('rediss:');
+}
+
+/** Where a client points, fit to show: the URL without its password, or the cluster's seeds. */
+export function describeTarget(options: ConnectionOptions): string {
+  if (options.cluster)
+    return `cluster ${options.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  return redactUrl(options.redis ?? DEFAULT_REDIS_URL);
+}
+
+/** Parses "host:port,host:port" (the CLI's --cluster) into nodes. */
+export function parseClusterNodes(list: string): ClusterNode[] {
+  return list.split(',').map((entry) => {
+    const at = entry.lastIndexOf(':');
+    const port = Number(entry.slice(at + 1));
+    if (at <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) {
+      throw errors.invalidOption('cluster', 'expected host:port[,host:port…]', entry);
+    }
+    return { host: entry.slice(0, at), port };
+  });
+}

@@ -1,0 +1,30 @@
+// Turns what Redis or ioredis throws into a SkyqError a person can act on:
+// NOPERM names the ACL rule a skyq user needs, a lost connection names the
+// target and the reason. Anything else is passed through unchanged.
+import { errors, SkyqError } from '../errors.js';
+import { aclSetUser } from './acl.js';
+import { explainConnectionError, type RedisClient } from './connection.js';
+
+/**
+ * NOPERM, or its form for a command a Lua script calls: "ERR The user executing
+ * the script can't run this command…" (or access a key, or publish).
+ */
+export function isNoPermission(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    /^(NOPERM\b|ERR The user executing the script can't)/.test(error.message)
+  );
+}
+
+/** The error to throw instead of `error`, for a queue of `prefix` (on `client`, when known). */
+export function explainRedisError(error: unknown, prefix: string, client?: RedisClient): unknown {
+  if (error instanceof SkyqError) return error;
+  if (isNoPermission(error)) {
+    // The script's sha and line say nothing to a reader.
+    const reply = (error.message.split('\n')[0] ?? error.message)
+      .replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?$/, '')
+      .replace(/\.$/, '');
+    return errors.noPermission(reply, aclSetUser(prefix), error);
+  }
+  return explainConnectionError(error, client) ?? error;
+}
