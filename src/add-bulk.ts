@@ -18,6 +18,8 @@ export interface AddContext {
   /** Redis time in ms for the group's server */
   now(group: number): Promise<number>;
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
+  /** the error a reader should see (reserving ids and reading the clock are plain commands) */
+  explain(error: unknown): unknown;
 }
 
 /**
@@ -36,7 +38,8 @@ export async function addPrepared(
     chunks(prepared).map(async (chunk) => {
       try {
         await sendChunk(context, prepared, chunk, ids, given);
-      } catch (error) {
+      } catch (raw) {
+        const error = context.explain(raw);
         cause ??= error;
         const reason = error instanceof Error ? error.message : String(error);
         for (const index of chunk) failures.push({ index, reason });

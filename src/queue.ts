@@ -103,12 +103,15 @@ export class Queue {
       idBlocks: new IdBlocks(this.client, seqKeys),
       now: (group) => this.clock(group).now(),
       run: (group, args) => this.run('add', group, args),
+      explain: (error) => this.#explain(error),
     };
   }
 
   /** Resolves once connected with every script loaded on every server. */
   async ready(): Promise<void> {
-    await Promise.all([this.#scripts.preload(), this.clock(0).measure()]);
+    await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
+      throw this.#explain(error);
+    });
   }
 
   /** Redis's clock for a group's server (the same one for every group on a standalone server). */
@@ -293,7 +296,7 @@ export class Queue {
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
-      throw explainRedisError(error, this.config.prefix, this.client);
+      throw this.#explain(error);
     });
   }
 
@@ -305,7 +308,7 @@ export class Queue {
   ): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.runMulti(name, routingKey, args).catch((error) => {
-      throw explainRedisError(error, this.config.prefix, this.client);
+      throw this.#explain(error);
     });
   }
 
@@ -313,8 +316,13 @@ export class Queue {
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
     return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
-      throw explainRedisError(error, this.config.prefix, this.client);
+      throw this.#explain(error);
     });
+  }
+
+  /** A Redis error as a reader needs it: NOPERM names the ACL rule, a lost connection says so. */
+  #explain(error: unknown): unknown {
+    return explainRedisError(error, this.config.prefix, this.client);
   }
 
   async close(): Promise<void> {

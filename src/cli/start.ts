@@ -29,7 +29,7 @@ export function registerStart(program: Command): void {
     .option('--concurrency <n>', 'handlers running at once per actor', '100')
     .option('--batch <n>', 'most messages leased per poll', '200')
     .option('--lease <duration>', 'lease length, renewed while a handler runs', '30s')
-    .option('--timeout <duration>', 'fail a handler that runs longer (0 = no limit)', '0')
+    .option('--timeout <duration>', 'fail a handler that runs longer (0 = no limit)', '10m')
     .option('--handler <module>', 'module whose default export is async (job) => {}')
     .option('--pool <n>', 'run the handler on a shared piscina pool of n threads', '0')
     .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')

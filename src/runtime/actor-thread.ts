@@ -5,6 +5,7 @@ import { type QueueOptions, queueConfig } from '../config.js';
 import { keyOf } from '../keys.js';
 import { Queue } from '../queue.js';
 import { connect } from '../redis/connection.js';
+import { watchConnection } from '../redis/outage.js';
 import { Actor, type ActorSettings, type Handler } from './actor.js';
 import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
 import { actorLogFile, fileLogger } from './logger.js';
@@ -27,6 +28,9 @@ export interface ActorThreadData {
   /** present when handlers run in the launcher's piscina pool */
   poolPort: MessagePort | null;
 }
+
+/** An idle actor sits in BLPOP, which a frozen server never ends: ping now and then. */
+const OUTAGE_HEARTBEAT_MS = 10_000;
 
 export type ActorReport = { kind: 'ready' } | { kind: 'failed'; reason: string };
 
@@ -51,11 +55,23 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     else handler = defaultHandler(logger);
     const stats = new StatBlock(data.stats);
     const actor = new Actor(data.settings, queue, waker, handler, logger, stats);
+    // One line when Redis goes away and one when it is back, not one per retry.
+    const outage = watchConnection(
+      queue.client,
+      (change) => {
+        if (change.state === 'down') {
+          stats.lastError = `Redis unreachable: ${change.reason}`;
+          logger.warn({ event: 'redis-down', reason: change.reason }, 'Redis unreachable');
+        } else logger.info({ event: 'redis-up', downMs: change.downMs }, 'Redis back');
+      },
+      { heartbeatMs: OUTAGE_HEARTBEAT_MS },
+    );
     const api = actor.api();
     const drain = api.drain;
     // Closing connections and flushing the log belong to the drain the launcher asks for.
     api.drain = async (graceMs) => {
       const result = await drain(graceMs);
+      outage.stop();
       waker.close();
       await queue?.close();
       flush();
