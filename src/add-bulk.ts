@@ -106,7 +106,7 @@ async function sendChunk(
   const generated = wanted > 0 ? await context.idBlocks.take(group, wanted) : [];
   const now = await context.now(group);
   const unit = context.config.unitMs;
-  const args: (string | Buffer)[] = [''];
+  const args: (string | Buffer)[] = [String(unit), ''];
   let earliest = Number.POSITIVE_INFINITY;
   let next = 0;
   for (const index of chunk) {
@@ -124,7 +124,7 @@ async function sendChunk(
     }
     args.push(id, kind, score, String(message.priority), message.record);
   }
-  if (earliest !== Number.POSITIVE_INFINITY) args[0] = String(earliest);
+  if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(earliest);
   const reply = (await context.run(group, args)) as number[] | (string | number)[];
   // Generated ids that were taken already came back renamed: the block they came from is stale.
   if (reply.length > 1) context.idBlocks.discard(group);

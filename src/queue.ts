@@ -193,11 +193,9 @@ export class Queue {
     return Promise.all(
       this.#keys.map(async (_, group): Promise<GroupCounts> => {
         try {
-          const [delayed, ready, active, dead, paused] = (await this.run(
-            'counts',
-            group,
-            [],
-          )) as number[];
+          const [delayed, ready, active, dead, paused] = (await this.run('counts', group, [
+            this.config.unitMs,
+          ])) as number[];
           return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
         } catch (error) {
           if (this.#closed) throw error;
