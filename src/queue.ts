@@ -6,6 +6,7 @@ import {
   type AddOptions,
   dueArgument,
   type PreparedMessage,
+  prepareContext,
   prepareMessage,
 } from './add-options.js';
 import { RedisClock } from './clock.js';
@@ -140,11 +141,12 @@ export class Queue {
   async addBulk(items: { body: Body; options?: AddOptions | undefined }[]): Promise<string[]> {
     if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
     const many = items.length > 1;
+    const context = prepareContext();
     const prepared = items.map((item, i) => {
       const field = many ? `items[${i}]` : '';
       if (typeof item !== 'object' || item === null)
         throw errors.invalidOption(field || 'item', 'must be { body, options }');
-      return prepareMessage(this.config, item.body, item.options, field);
+      return prepareMessage(this.config, item.body, item.options, field, context);
     });
     if (this.#closed) throw errors.closed('queue');
     this.#spread(prepared);

@@ -2,15 +2,17 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] earliest due ms among the delayed ones, '' when none
--- then 5 per message: id, kind, score, priority, record
---   kind: 'c' the caller's id: still pending → left as it is; dead → replaced
---         'g' generated: taken already (counter went back) → a fresh one
---         'r' generated, sent again after an unknown outcome: there already → done
---   score: '' = due now, else the delayed-set score (the queue's unit)
+-- ARGV[3], [4], [5] how many messages of each kind follow, in this order:
+--   generated ids: one taken already (the counter went back) gets a fresh one;
+--   caller ids: still pending → left as it is; dead → replaced;
+--   generated ids sent again after an unknown outcome: there already → done
+-- then 3 per message: id, score ('' = due now, else the delayed-set score in
+--   the queue's unit), record
+-- then id, priority pairs for the messages whose priority is not 0
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
 -- Messages of priority 0 wait in the delayed set even when due now: due order
 -- is their order, and claims lease them from there (see claim.lua).
--- Returns { added, then index, new id for each generated id that was taken }.
+-- Returns { added, then position, new id for each generated id that was taken }.
 -- The delayed set has the plain name other programs use too: check it before
 -- any write, since a script that fails half-way leaves its first writes behind.
 -- (The braced keys are skyq's own.)
@@ -20,16 +22,16 @@ if kind ~= 'none' and kind ~= 'zset' then
 end
 
 local unit = tonumber(ARGV[1])
-local count = (#ARGV - 2) / 5
-local ids, callers, generated = {}, {}, {}
+local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local count = nGenerated + nCallers + nRetried
+local FIRST = 6
+local ids = {}
 for i = 1, count do
-  local id = ARGV[3 + (i - 1) * 5]
-  ids[i] = id
-  if ARGV[4 + (i - 1) * 5] == 'g' then
-    generated[#generated + 1] = i
-  else
-    callers[#callers + 1] = i
-  end
+  ids[i] = ARGV[FIRST + (i - 1) * 3]
+end
+local priorities = {}
+for i = FIRST + count * 3, #ARGV, 2 do
+  priorities[ARGV[i]] = ARGV[i + 1]
 end
 
 -- Which ids exist already (no record is read for that). A caller id is pending
@@ -37,37 +39,42 @@ end
 -- generated id is checked too, since a counter that went back (an older AOF, a
 -- failover to a lagging replica) repeats them: every skyq message has a record.
 local skip, renamed = {}, {}
-if #generated > 0 then
+if nGenerated > 0 then
   local list = {}
-  for j = 1, #generated do
-    list[j] = ids[generated[j]]
+  for i = 1, nGenerated do
+    list[i] = ids[i]
   end
   local taken = bulkRead('HMGET', msgKey, list)
-  for j = 1, #generated do
-    if taken[j] then
-      local i = generated[j]
-      ids[i] = freshId()
+  for i = 1, nGenerated do
+    if taken[i] then
+      local fresh = freshId()
+      priorities[fresh] = priorities[ids[i]]
+      ids[i] = fresh
       renamed[#renamed + 1] = i
-      renamed[#renamed + 1] = ids[i]
+      renamed[#renamed + 1] = fresh
     end
   end
 end
-if #callers > 0 then
+if count > nGenerated then
   local list = {}
-  for j = 1, #callers do
-    list[j] = ids[callers[j]]
+  for i = nGenerated + 1, count do
+    list[#list + 1] = ids[i]
   end
   local delayed = bulkRead('ZMSCORE', delayedKey, list)
   local live = bulkRead('HMGET', dueKey, list)
   local dead = bulkRead('ZMSCORE', deadKey, list)
-  local revived = {}
-  for j = 1, #callers do
-    local caller = ARGV[4 + (callers[j] - 1) * 5] == 'c'
-    if delayed[j] or live[j] or (dead[j] and not caller) then
-      skip[callers[j]] = true -- pending, or a retried generated id that got in after all
+  local revived, seen = {}, {}
+  for j = 1, #list do
+    local i = nGenerated + j
+    local caller = i <= nGenerated + nCallers
+    -- Pending, the same caller id earlier in this call (the first wins, as two calls
+    -- would), or a retried generated id that got in after all.
+    if delayed[j] or live[j] or seen[list[j]] or (dead[j] and not caller) then
+      skip[i] = true
     elseif dead[j] then
       revived[#revived + 1] = list[j]
     end
+    seen[list[j]] = true
   end
   if #revived > 0 then
     bulk('ZREM', deadKey, revived)
@@ -77,17 +84,14 @@ end
 
 local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
 local now = nil
-local dueNow = false
-local seen = {}
 for i = 1, count do
-  local base = 2 + (i - 1) * 5
-  local id, score, priority = ids[i], ARGV[base + 3], ARGV[base + 4]
-  -- The same id twice in one call: the first one wins, like two calls would.
-  if not skip[i] and not seen[id] then
-    seen[id] = true
+  if not skip[i] then
+    local base = FIRST + (i - 1) * 3
+    local id, score = ids[i], ARGV[base + 1]
+    local priority = priorities[id]
     records[#records + 1] = id
-    records[#records + 1] = ARGV[base + 5]
-    if priority ~= '0' then
+    records[#records + 1] = ARGV[base + 2]
+    if priority then
       pris[#pris + 1] = id
       pris[#pris + 1] = priority
     end
@@ -96,8 +100,7 @@ for i = 1, count do
       delayed[#delayed + 1] = id
     else
       now = now or nowMs()
-      dueNow = true
-      if priority == '0' then
+      if not priority then
         delayed[#delayed + 1] = now / unit
         delayed[#delayed + 1] = id
       else
@@ -120,7 +123,7 @@ end
 if #delayed > 0 then
   bulk('ZADD', delayedKey, delayed)
 end
-if dueNow then
+if now then
   wake()
 elseif ARGV[2] ~= '' and #delayed > 0 then
   wakeIfEarlier(tonumber(ARGV[2]))
