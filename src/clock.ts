@@ -63,27 +63,25 @@ export class RedisClock {
 
 /** How fast this process's monotonic clock may drift from Redis's (100 ppm). */
 const DRIFT = 1e-4;
-/** A reading this far below the estimate means Redis's clock went back: follow it. */
-const STEP_BACK_MS = 20;
 
 /**
- * A consumer's view of Redis's clock, from its claims' replies: Redis read its clock (`now`)
- * before the reply travelled here, so `now` minus the monotonic time the reply arrived is a
- * lower bound of the offset between the two clocks. The best bound seen (the fastest reply)
- * is kept, worn down by the drift two clocks may have, so the estimate is never ahead of
- * Redis: nothing starts before its due time, and on a busy machine one slow reply does not
- * make every start late.
+ * A consumer's view of Redis's clock, from its claims' replies. Redis read its clock (`now`)
+ * between the call leaving and its reply arriving, so the offset between the two clocks lies
+ * between `now` − arrival (a lower bound) and `now` − departure (an upper bound). The best
+ * lower bound seen (the fastest reply) is kept, worn down by the drift two clocks may have,
+ * so the estimate is never ahead of Redis: nothing starts before its due time, and on a busy
+ * machine one slow reply does not make every start late. An estimate above a reply's upper
+ * bound is proof Redis's clock went back (a failover, a clock step): it follows at once.
  */
 export class ReplyClock {
   #offset = Number.NaN;
   #at = 0;
 
-  /** A claim's `now` (Redis ms) and the performance.now() its reply arrived at. */
-  observe(redisMs: number, receivedAt: number): void {
-    const sample = redisMs - receivedAt;
+  /** A claim's `now` (Redis ms) and the performance.now() its call left and its reply arrived. */
+  observe(redisMs: number, sentAt: number, receivedAt: number): void {
+    const lower = redisMs - receivedAt;
     const worn = this.#offset - (receivedAt - this.#at) * DRIFT;
-    this.#offset =
-      Number.isNaN(worn) || sample < worn - STEP_BACK_MS ? sample : Math.max(sample, worn);
+    this.#offset = Number.isNaN(worn) || worn > redisMs - sentAt ? lower : Math.max(lower, worn);
     this.#at = receivedAt;
   }
 

@@ -7,6 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReplyClock } from '../src/clock.js';
 import { Queue } from '../src/index.js';
 import {
   type RedisClusterHandle,
@@ -123,5 +124,23 @@ describe('on a cluster', () => {
       for (const node of nodes) node.disconnect();
       await queue.close();
     }
+  });
+});
+
+describe("the actor's estimate of Redis's clock", () => {
+  it('follows Redis back at once when a reply proves it went back, by any amount', () => {
+    // Before, a step back under 20 ms was kept as jitter: the estimate stayed ahead of Redis
+    // and leased-ahead messages started up to that much before their due time.
+    const clock = new ReplyClock();
+    const t0 = performance.now() - 1000; // monotonic instants a second ago: drift wear ≤ 0.1 ms
+    const estimateAt = (mono: number) => clock.now() - (performance.now() - mono);
+    clock.observe(1_000_000, t0 - 1, t0); // Redis said 1,000,000 ms during a 1 ms round trip
+    // 100 ms later a reply in 1 ms says Redis's clock is 10 ms behind where it was.
+    const redisThen = 1_000_000 + 100 - 10;
+    clock.observe(redisThen, t0 + 99, t0 + 100);
+    expect(estimateAt(t0 + 100)).toBeLessThanOrEqual(redisThen);
+    // A slow reply proves nothing: the fast one's better bound is kept.
+    clock.observe(redisThen + 50, t0 + 100, t0 + 200);
+    expect(estimateAt(t0 + 200)).toBeGreaterThan(redisThen + 99.8);
   });
 });

@@ -250,7 +250,7 @@ export class Actor {
     }
     const received = performance.now();
     this.#stats.redisRtt.record(received - sent);
-    this.#clock.observe(polled.now, received);
+    this.#clock.observe(polled.now, sent, received);
     if (polled.stale.length > 0) {
       this.#stats.add('stale', polled.stale.length);
       this.#log.warn(
