@@ -69,9 +69,15 @@ export class Leases {
       for (const arg of leaseArgs(this.#ofGroup(group, options.ack))) args.push(arg);
     }
     const result = parseClaimReply(group, await this.#runBuffer('claim', group, args));
-    // A record we cannot read must not stop the others: dead-letter it with the reason.
-    for (const bad of result.malformed) await this.fail(bad.message, bad.reason, 'dead');
-    return result;
+    // A record we cannot read must not stop the others: dead-letter it with the reason. The
+    // good ones are leased already and must reach the caller even when that fails (Redis went
+    // away): such a message comes back when its lease runs out, and is dead-lettered then.
+    const malformed: PollResult['malformed'] = [];
+    for (const bad of result.malformed) {
+      const outcome = await this.fail(bad.message, bad.reason, 'dead').catch(() => null);
+      if (outcome === 'dead') malformed.push(bad);
+    }
+    return { ...result, malformed };
   }
 
   async ack(messages: readonly Message[]): Promise<number> {
