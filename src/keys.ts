@@ -18,6 +18,7 @@ export const KEY_NAMES = [
   'wake', // list holding at most one token: wakes an idle consumer
   'next', // string: when a consumer will look at the group anyway (ms); absent = nobody waits on a time
   'paused', // string present while the group is paused: claims lease nothing
+  'big', // hash id → record bytes, only for records over 1 KiB: claims size their reads by it
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

@@ -48,7 +48,7 @@ it('queue.pause() holds a group for every launcher until queue.resume()', async 
     await waitFor('the other group consumed', async () =>
       (await redis.client.lrange('gpause', 0, -1)).includes(free) ? true : undefined,
     );
-    // The adds woke a consumer of group 1: it found the group paused and says so.
+    // pause() woke a consumer of group 1: it found the group paused and says so.
     await waitFor('an actor of group 1 in state paused', async () => {
       const states = await Promise.all(launchers.map((l) => l.stats()));
       const paused = states.some(
@@ -71,6 +71,45 @@ it('queue.pause() holds a group for every launcher until queue.resume()', async 
     expect((await queue.counts())[1]).toMatchObject({ ready: 0, active: 0, paused: false });
   } finally {
     await Promise.all(launchers.map((l) => l.stop()));
+    await queue.close();
+  }
+});
+
+it('adds to a paused group wake no actor (only resume does)', async () => {
+  // Before, every add woke a paused group's actor for a claim that leased nothing.
+  const where = { redis: redis.server.url, prefix: 'pwake', groups: 1 };
+  const queue = new Queue(where);
+  const launcher = await startActors({
+    ...where,
+    handler: fixture('record.mjs'),
+    publishStats: false,
+    logDir: tempDir(),
+    watchMs: 0,
+    keyspaceEvents: 'off',
+  });
+  const scriptCalls = async () => {
+    const info = await redis.client.info('commandstats');
+    const calls = (name: string) =>
+      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+    return calls('evalsha') + calls('eval');
+  };
+  try {
+    await queue.pause(0);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the actor hears of the pause
+    const before = await scriptCalls();
+    for (let i = 0; i < 30; i++) {
+      await queue.add({ list: 'pwake' }, { group: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const claims = (await scriptCalls()) - before - 30; // less the adds themselves
+    expect(claims).toBeLessThanOrEqual(2);
+    await queue.resume(0);
+    await waitFor('all consumed after resume', async () =>
+      (await redis.client.llen('pwake')) === 30 ? true : undefined,
+    );
+  } finally {
+    await launcher.stop();
     await queue.close();
   }
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { keyOf } from '../src/keys.js';
+import { KEEP_FIELD, keyOf } from '../src/keys.js';
 import { startActors } from '../src/runtime/launcher.js';
 import { recordsIn } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
@@ -105,6 +105,32 @@ describe('odd raw members', () => {
       expect(await queue.ack([...claimed.filter((m) => !m.idBytes), ...again])).toBe(2);
       expect(await redis.client.zcard(delayed)).toBe(0);
       expect((await queue.counts())[0]).toMatchObject({ ready: 0, active: 0, dead: 0 });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("one named like skyq's placeholder field is a dead letter with a reason, and breaks nothing", async () => {
+    // The msg, due and pri hashes hold a placeholder field (KEEP_FIELD). A member of that very
+    // name used to be read as a record (then "header does not parse"), and purging it deleted
+    // the placeholder from the pri hash, after which a pending priority message went unnoticed.
+    const queue = new Queue({ redis: redis.server.url, prefix: 'keepq', groups: 1 });
+    const delayed = keyOf('keepq', 0, 'delayed');
+    try {
+      await queue.add('earlier', { group: 0 }); // makes the hashes, placeholder and all
+      await queue.ack(await queue.claim(0, 10));
+      await redis.client.zadd(delayed, 0, KEEP_FIELD);
+      expect(await queue.claim(0, 10)).toEqual([]);
+      const [letter] = await queue.deadLetters.list({ group: 0 });
+      expect(letter?.idBytes).toEqual(KEEP_FIELD);
+      expect(letter?.reason).toMatch(/placeholder field/);
+      // With a priority message pending, purging it keeps priority order.
+      const now = Number((await redis.client.time())[0]) * 1000;
+      const five = await queue.add('priority 5', { group: 0, priority: 5, runAt: now - 20 });
+      const zero = await queue.add('priority 0', { group: 0, runAt: now - 10 });
+      expect(await queue.deadLetters.purge({ group: 0 })).toBe(1);
+      const claimed = await queue.claim(0, 2);
+      expect(claimed.map((m) => m.id)).toEqual([zero, five]);
     } finally {
       await queue.close();
     }

@@ -9,6 +9,7 @@
  * - addBulk cuts calls by bytes too, and when some calls fail it says which items went in.
  */
 import { describe, expect, it } from 'vitest';
+import { prepareMessage } from '../src/add-options.js';
 import { AddBulkError, type Message, Queue, SkyqError } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
 import { recordsIn, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
@@ -79,6 +80,33 @@ describe('ids', () => {
     await expect(q.add('x', { id: '0:a1' })).rejects.toThrow(/reserved for generated ids/);
     await expect(q.add('x', { id: '3:c1kz' })).rejects.toBeInstanceOf(SkyqError);
     expect(await q.add('x', { id: '0:1' })).toBe('0:1'); // not the generated form: a caller id
+  });
+
+  it('stores an add sent again while its message waits once (an ioredis resend)', async () => {
+    // ioredis sends a command again when its connection died before the answer came. An add
+    // that went in then finds its generated ids taken, by its very records: the same add.
+    // (The real thing, with kill -9 of Redis, is in test/faults/redis-faults.test.ts.)
+    const q = await redis.queue({ groups: 1 });
+    const { record } = prepareMessage(q.config, 'hello', { group: 0 });
+    const args = ['1', '', '1', '0', '0', '0:a1', '', record];
+    expect(await q.run('add', 0, args)).toEqual([1]);
+    expect(await q.run('add', 0, args)).toEqual([0]);
+    const claimed = await q.claim(0, 10);
+    expect(claimed.map((m) => [m.id, m.body])).toEqual([['0:a1', 'hello']]);
+    // A different record under a taken id is a counter that went back: a fresh id.
+    const other = prepareMessage(q.config, 'other', { group: 0 }).record;
+    const renamed = (await q.run('add', 0, [
+      '1',
+      '',
+      '1',
+      '0',
+      '0',
+      '0:a1',
+      '',
+      other,
+    ])) as unknown[];
+    expect(renamed[0]).toBe(1);
+    expect(renamed[2]).not.toBe('0:a1');
   });
 
   it('never overwrites a pending message when the id counter goes back', async () => {

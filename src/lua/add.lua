@@ -119,6 +119,16 @@ end
 
 if #records > 0 then
   fill(msgKey, records)
+  local bigs = {}
+  for i = 2, #records, 2 do
+    if #records[i] > BIG_RECORD then
+      bigs[#bigs + 1] = records[i - 1]
+      bigs[#bigs + 1] = #records[i]
+    end
+  end
+  if #bigs > 0 then
+    fill(bigKey, bigs)
+  end
 end
 if #pris > 0 then
   fill(priKey, pris)

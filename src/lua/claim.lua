@@ -20,7 +20,7 @@
 local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
 local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
-local PAUSED_NEXT = 9e15 -- adds to a paused group need wake nobody: resume does
+local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
 
 local acked, stale = 0, {}
@@ -103,19 +103,52 @@ else
   end
 end
 
--- 3. Lease. Records are read in growing chunks until the byte budget is spent,
---    so big bodies shrink the batch instead of stalling Redis.
-local recs, taken, bytes, size = {}, 0, 0, 1
-while taken < #candidates and bytes <= budget do
-  local last = math.min(#candidates, taken + size)
+-- A member named like the placeholder field of skyq's hashes (lib.lua) can have
+-- no record of its own: it becomes a dead letter, never a lease.
+for i = 1, #candidates do
+  if candidates[i] == KEEP_FIELD then
+    if direct then
+      redis.call('ZREM', delayedKey, KEEP_FIELD)
+    else
+      redis.call('ZREM', readyKey, readyMember(candidateDues[i], KEEP_FIELD))
+    end
+    redis.call('ZADD', deadKey, now, KEEP_FIELD)
+    redis.call('HSET', reasonKey, KEEP_FIELD, "the member is the name of skyq's placeholder field")
+    table.remove(candidates, i)
+    table.remove(candidateDues, i)
+    break
+  end
+end
+
+-- 3. Lease. Records are read in chunks that keep the bytes read within the
+--    budget (a record past it ends the batch, unless it is the first): records
+--    over BIG_RECORD bytes have their size in the big hash (add.lua), any other
+--    is at most that, so a chunk of n others reads at most n × BIG_RECORD.
+local sizes = nil
+if redis.call('HLEN', bigKey) > 1 then
+  sizes = bulkRead('HMGET', bigKey, candidates)
+end
+local recs, taken, bytes = {}, 0, 0
+while taken < #candidates do
+  local known = sizes and tonumber(sizes[taken + 1])
+  local last = taken + 1
+  if taken > 0 and bytes + (known or BIG_RECORD) > budget then
+    break
+  end
+  if not known then
+    -- Up to the next big one, as many as the rest of the budget holds.
+    local room = math.floor((budget - bytes) / BIG_RECORD)
+    local stop = math.min(#candidates, taken + math.max(1, math.min(256, room)))
+    while last < stop and not (sizes and sizes[last + 1]) do
+      last = last + 1
+    end
+  end
   local part = redis.call('HMGET', msgKey, unpack(candidates, taken + 1, last))
   for j = 1, #part do
     recs[taken + j] = part[j]
     bytes = bytes + (part[j] and #part[j] or #candidates[taken + j])
   end
   taken = last
-  -- Aim the next chunk at what is left of the budget, judging by the records so far.
-  size = math.max(1, math.min(256, math.floor((budget - bytes) * taken / math.max(bytes, 1))))
 end
 
 local leased, token = {}, ''

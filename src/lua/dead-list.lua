@@ -1,10 +1,13 @@
 -- dead-list.lua (read only): a page of dead letters, oldest first.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] offset; ARGV[2] count; ARGV[3] byte budget: a page stops early
---   once its records pass it (at least one entry), so big bodies cannot stall Redis
+--   once its ids and records pass it (at least one entry), or at 500 entries,
+--   so neither big bodies nor a big count can stall Redis (the caller asks again)
 -- Returns { id, diedAtMs, record, reason, lastError, failedAttempts, ... }
+local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
 local first = tonumber(ARGV[1])
-local page = redis.call('ZRANGE', deadKey, first, first + tonumber(ARGV[2]) - 1, 'WITHSCORES')
+local count = math.min(tonumber(ARGV[2]), ENTRIES)
+local page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
 local budget, bytes = tonumber(ARGV[3]), 0
 local out = {}
 for i = 1, #page, 2 do
@@ -12,8 +15,9 @@ for i = 1, #page, 2 do
     break
   end
   local id = page[i]
-  local rec = redis.call('HGET', msgKey, id) or false
-  bytes = bytes + (rec and #rec or 0)
+  -- A member named like the placeholder field has no record: its name is its body.
+  local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
+  bytes = bytes + #id + (rec and #rec or 0)
   out[#out + 1] = id
   out[#out + 1] = page[i + 1]
   out[#out + 1] = rec

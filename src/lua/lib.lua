@@ -19,7 +19,7 @@
 local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
-local wakeKey, nextKey, pausedKey = KEYS[13], KEYS[14], KEYS[15]
+local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
@@ -31,6 +31,10 @@ local CHUNK = 6000 -- stay well below Lua's unpack() limit
 -- not valid UTF-8; src/keys.ts KEEP_FIELD is the same.
 local KEEP_FIELD = '\255skyq:keep-hashtable'
 local KEEP_VALUE = string.rep('-', 80)
+
+-- Records longer than this have their size in the big hash, so a claim knows
+-- how many records fit its byte budget before it reads them.
+local BIG_RECORD = 1024
 
 local function nowMs()
   local t = redis.call('TIME')
@@ -154,8 +158,7 @@ end
 -- earliest due time (ms) consumers were not told of, 0 when work is ready now.
 -- A consumer that gets a token for later sleeps until just before that time,
 -- so a stream of adds costs a claim per due window, not a claim per add.
-local function wake(dueMs)
-  dueMs = dueMs or 0
+local function pushWake(dueMs)
   local held = redis.call('LINDEX', wakeKey, 0)
   if not held then
     redis.call('RPUSH', wakeKey, dueMs)
@@ -164,10 +167,20 @@ local function wake(dueMs)
   end
 end
 
+-- A paused group wakes nobody on adds: resume does (pause.lua).
+local function wake(dueMs)
+  if redis.call('EXISTS', pausedKey) == 0 then
+    pushWake(dueMs or 0)
+  end
+end
+
 -- Consumers look at the group at the time in `next` anyway (each claim sets
 -- it); a message due before that wakes one. Waking moves `next` to that due
 -- time, so later ones due after it send no more tokens.
 local function wakeIfEarlier(dueMs)
+  if redis.call('EXISTS', pausedKey) == 1 then
+    return
+  end
   local planned = tonumber(redis.call('GET', nextKey))
   if planned == nil or dueMs < planned then
     redis.call('SET', nextKey, dueMs)
@@ -189,13 +202,26 @@ end
 
 -- Forget everything stored for these ids except set memberships.
 local function forget(ids)
+  -- Never the placeholder field, which a raw member may be named like (see claim.lua).
+  for i = 1, #ids do
+    if ids[i] == KEEP_FIELD then
+      local rest = {}
+      for j = 1, #ids do
+        if j ~= i then
+          rest[#rest + 1] = ids[j]
+        end
+      end
+      ids = rest
+      break
+    end
+  end
   if #ids == 0 then
     return
   end
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
-  -- Priorities and failures are rare: skip passing every id to hashes that do not exist.
-  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
+  -- Priorities, failures and big records are rare: skip hashes that do not exist.
+  for _, key in ipairs({ priKey, attKey, errKey, reasonKey, bigKey }) do
     if redis.call('EXISTS', key) == 1 then
       bulk('HDEL', key, ids)
     end

@@ -4,7 +4,12 @@
 -- ARGV[1] 'on' to pause, 'off' to resume
 -- Returns 1 when the state changed, 0 when it already was so.
 if ARGV[1] == 'on' then
-  return redis.call('SET', pausedKey, '1', 'NX') and 1 or 0
+  if not redis.call('SET', pausedKey, '1', 'NX') then
+    return 0
+  end
+  -- One consumer looks now and reports the pause; adds wake nobody until resume.
+  pushWake(0)
+  return 1
 end
 if redis.call('DEL', pausedKey) == 0 then
   return 0
