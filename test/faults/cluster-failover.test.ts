@@ -119,7 +119,7 @@ describe('failover of a cluster master', () => {
       expect(resumedAt).toBeLessThan(Number.POSITIVE_INFINITY);
       const allBack = lastFinishOf(finishes, leased);
       saveCost({
-        key: '4-cluster-failover',
+        key: '04-cluster-failover',
         fault:
           'kill -9 of a master of a 3 + 3 Redis Cluster (cluster-node-timeout 1 s); its replica takes over',
         messages: acked.length,

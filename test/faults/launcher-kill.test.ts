@@ -74,7 +74,7 @@ describe('kill -9 of a launcher', () => {
 
       const recoveryMs = firstClaimedAfter(finishes, marks) - faultAt;
       saveCost({
-        key: '1-launcher-kill',
+        key: '01-launcher-kill',
         fault: 'kill -9 of a `skyq start` launcher at 40 % (lease 2 s), a new one started at once',
         messages: acked.length,
         inFlight: leased.size,

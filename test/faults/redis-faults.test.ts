@@ -120,7 +120,7 @@ describe('Redis faults while messages flow', () => {
       return { backAt: Date.now() };
     });
     saveCost({
-      key: '2-redis-kill',
+      key: '02-redis-kill',
       fault: `kill -9 of redis-server (appendfsync always), restarted ${DOWN_MS} ms later on its data`,
       ...cost,
     });
@@ -132,7 +132,7 @@ describe('Redis faults while messages flow', () => {
       return { backAt: resumedAt };
     });
     saveCost({
-      key: '3-redis-freeze',
+      key: '03-redis-freeze',
       fault: 'SIGSTOP of redis-server for 5 s, then SIGCONT',
       ...cost,
     });

@@ -33,3 +33,20 @@ export function saveCost(cost: FaultCost): void {
   writeFileSync(join(RESULTS_DIR, `${cost.key}.json`), `${JSON.stringify(cost, null, 2)}\n`);
   console.log(`fault cost: ${JSON.stringify(cost)}`);
 }
+
+/** A fuzz test's cases, saved once they all passed. */
+export interface FuzzRun {
+  key: string;
+  /** what was generated */
+  what: string;
+  cases: number;
+  seed: number;
+  /** what every case had to satisfy */
+  checked: string;
+}
+
+export function saveFuzz(run: FuzzRun): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, `${run.key}.json`), `${JSON.stringify(run, null, 2)}\n`);
+  console.log(`fuzz: ${JSON.stringify(run)}`);
+}

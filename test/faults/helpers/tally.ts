@@ -102,10 +102,25 @@ export async function waitAllFinished(
     );
   } catch (error) {
     const missing = account(wanted, last).lost;
+    const shown = missing
+      .slice(0, 5)
+      .map((h) => `${h.slice(0, 24)}${h.length > 24 ? '…' : ''} (${h.length / 2} bytes)`);
     throw new Error(
-      `${(error as Error).message}: ${missing.length} never finished, e.g. ${missing.slice(0, 5)}`,
+      `${(error as Error).message}: ${missing.length} never finished, e.g. ${shown.join(', ')}`,
     );
   }
+}
+
+/**
+ * Waits until every expected id has finished, or `timeoutMs` passed; resolves the record either
+ * way, for a test that wants to say more about what never finished than waitAllFinished does.
+ */
+export async function finishesWithin(
+  recorder: Client,
+  expected: Iterable<string>,
+  timeoutMs: number,
+): Promise<Finish[]> {
+  return waitAllFinished(recorder, expected, timeoutMs).catch(() => readFinishes(recorder));
 }
 
 /** The leased messages right now (hex ids), over every group: read from the active sets. */
