@@ -66,7 +66,7 @@ describe('handlers that exit, throw, hang and run out of memory', () => {
         { ...servers.env, SKYQ_TALLY_QUEUE: servers.queue.url, SKYQ_TALLY_PREFIX: PREFIX },
         ['--max-old-space-size=128'],
       );
-      const flow = startFlow(queue, { batch: 8, everyMs: 25, body: { ms: 10 } });
+      const flow = startFlow(queue, { batch: 8, everyMs: 20, body: { ms: 40 } });
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const faulty = await queue.addBulk(
         FAULTS.map((fault, group) => ({ body: { fault }, options: { group } })),

@@ -12,7 +12,8 @@ export interface FlowOptions {
   batch?: number;
   /** pause between calls */
   everyMs?: number;
-  body?: Body;
+  /** every message's body, or a maker of one per message (for bodies that tell them apart) */
+  body?: Body | (() => Body);
   /** each message is due this long after its add */
   delayMs?: number;
 }
@@ -20,6 +21,8 @@ export interface FlowOptions {
 export interface Flow {
   /** ids whose add was acknowledged, in order */
   readonly acked: string[];
+  /** the body of each acknowledged id */
+  readonly bodies: Map<string, Body>;
   /** items whose add was refused (not acknowledged) */
   refused(): number;
   /** ends the flow after the call under way */
@@ -29,25 +32,37 @@ export interface Flow {
 export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
   const { batch = 10, everyMs = 20, body = { ms: 5 }, delayMs = 0 } = options;
   const acked: string[] = [];
+  const bodies = new Map<string, Body>();
+  const make = typeof body === 'function' ? body : () => body;
   let refused = 0;
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const items = Array.from({ length: batch }, () => ({ body, options: { delay: delayMs } }));
+      const items = Array.from({ length: batch }, () => ({
+        body: make(),
+        options: { delay: delayMs },
+      }));
+      let ids: (string | null)[] = [];
       try {
-        acked.push(...(await queue.addBulk(items)));
+        ids = await queue.addBulk(items);
       } catch (error) {
         if (!(error instanceof AddBulkError)) refused += batch;
         else {
-          for (const id of error.ids) if (id !== null) acked.push(id);
+          ids = error.ids;
           refused += error.failures.length;
         }
       }
+      ids.forEach((id, i) => {
+        if (id === null) return;
+        acked.push(id);
+        bodies.set(id, (items[i] as { body: Body }).body);
+      });
       await sleep(everyMs);
     }
   })();
   return {
     acked,
+    bodies,
     refused: () => refused,
     stop: async () => {
       stopped = true;

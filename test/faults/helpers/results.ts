@@ -6,9 +6,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../helpers/runtime.js';
+import { fileURLToPath } from 'node:url';
 
-export const RESULTS_DIR = join(ROOT, '.test-tmp/faults/results');
+/** .test-tmp/faults/results at the project's root (the run reporter loads this file too). */
+export const RESULTS_DIR = fileURLToPath(
+  new URL('../../../.test-tmp/faults/results', import.meta.url),
+);
 
 export interface FaultCost {
   /** file name and sort key, e.g. "1-launcher-kill" */
