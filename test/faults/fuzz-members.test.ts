@@ -13,6 +13,7 @@ import { groupKeys } from '../../src/keys.js';
 import { type Launcher, startActors } from '../../src/runtime/launcher.js';
 import { tempDir, waitFor } from '../helpers/runtime.js';
 import { ASCII, fuzzSeed, Rng, UNICODE } from './helpers/fuzz.js';
+import { IDLE_CALLS_PER_SECOND, scriptCallsPerSecond } from './helpers/idle.js';
 import { saveFuzz } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
 import { account, finishesWithin, hexOf, readFinishes, TALLY } from './helpers/tally.js';
@@ -174,6 +175,11 @@ describe('raw members other programs ZADD', () => {
       });
       expect(probed.groups.sort()).toEqual(Array.from({ length: GROUPS }, (_, g) => g));
       expect(probed.all.length).toBe(due.length + GROUPS);
+      // Members due far ahead (+inf, 1e300, a year) cost an idle group nothing: script calls
+      // are the watcher's one per 50 ms (for all groups), not a claim per group and tick.
+      const perSecond = await scriptCallsPerSecond(client);
+      console.log(`idle: ${perSecond} script calls/s with members due later in every group`);
+      expect(perSecond).toBeLessThanOrEqual(IDLE_CALLS_PER_SECOND);
       const stats = await launcher.stats();
       expect(stats.actors.map((a) => [a.status, a.restarts])).toEqual(
         Array(GROUPS).fill(['ok', 0]),
@@ -193,26 +199,31 @@ describe('raw members other programs ZADD', () => {
   });
 
   it('one ZADDed with a negative score to an idle group is handled at once', async () => {
-    const queue = new Queue({ redis: servers.queue.url, prefix: 'neg', groups: 1 });
+    // Group 0 gets members due long ago (a negative score, -inf); group 1 only members that
+    // are never due (+inf, 1e300), which must not keep its actor busy.
+    const queue = new Queue({ redis: servers.queue.url, prefix: 'neg', groups: 2 });
     let launcher: Launcher | undefined;
     try {
       await Promise.all([queue.ready(), servers.record.del('done')]);
       launcher = await startActors({
         redis: servers.queue.url,
         prefix: 'neg',
-        groups: 1,
+        groups: 2,
         handler: TALLY,
         logDir: tempDir(),
         publishStats: false,
       });
       await sleep(300); // idle: the actor waits for a token, the watcher looks every 50 ms
       const members = ['minus-five', 'minus-inf', 'behind-them'];
+      await queue.client.zadd('neg:1', '+inf', 'never', '1e300', 'hardly');
       await queue.client.zadd('neg:0', '-5', 'minus-five', '-inf', 'minus-inf');
       await queue.client.zadd('neg:0', String(Date.now() - 1000), 'behind-them');
       const finishes = await finishesWithin(servers.record, members.map(hexOf), 3000);
       expect(
         account(members.map(hexOf), finishes).lost.map((h) => Buffer.from(h, 'hex').toString()),
       ).toEqual([]);
+      expect(await scriptCallsPerSecond(queue.client)).toBeLessThanOrEqual(IDLE_CALLS_PER_SECOND);
+      expect(await queue.client.zcard('neg:1')).toBe(2);
     } finally {
       await launcher?.stop();
       await queue.close();
