@@ -106,29 +106,40 @@ async function sendChunk(
   const generated = wanted > 0 ? await context.idBlocks.take(group, wanted) : [];
   const now = await context.now(group);
   const unit = context.config.unitMs;
-  const args: (string | Buffer)[] = [''];
-  let earliest = Number.POSITIVE_INFINITY;
+  // Three per message (id, score, record): what add.lua must handle differently travels in
+  // sections of its own, so the common message costs the fewest arguments to encode.
+  const sections: Record<'g' | 'c' | 'r', number[]> = { g: [], c: [], r: [] };
   let next = 0;
   for (const index of chunk) {
     const message = prepared[index] as PreparedMessage;
-    const id = ids[index] ?? (generated[next++] as string);
-    ids[index] = id;
+    ids[index] ??= generated[next++] as string;
     // Caller ids are checked for duplicates; generated ones for a counter that went back.
-    const kind = given[index] ? (message.callerId ? 'c' : 'r') : message.callerId ? 'c' : 'g';
+    const kind = message.callerId ? 'c' : given[index] ? 'r' : 'g';
+    sections[kind].push(index);
+  }
+  const order = [...sections.g, ...sections.c, ...sections.r];
+  const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
+  args.push(`${sections.c.length}`, `${sections.r.length}`);
+  const priorities: string[] = [];
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const index of order) {
+    const message = prepared[index] as PreparedMessage;
     const dueMs = 'runAt' in message.due ? message.due.runAt : now + message.due.delay;
-    // Due now goes straight to the ready set; later, to the delayed set.
+    // Due now: '' (add.lua uses Redis's own now); later: the delayed-set score.
     let score = '';
     if (dueMs > now) {
       score = String(unit === 1 ? dueMs : dueMs / unit);
       if (dueMs < earliest) earliest = dueMs;
     }
-    args.push(id, kind, score, String(message.priority), message.record);
+    args.push(ids[index] as string, score, message.record);
+    if (message.priority !== 0) priorities.push(ids[index] as string, String(message.priority));
   }
-  if (earliest !== Number.POSITIVE_INFINITY) args[0] = String(earliest);
+  for (const value of priorities) args.push(value);
+  if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(earliest);
   const reply = (await context.run(group, args)) as number[] | (string | number)[];
   // Generated ids that were taken already came back renamed: the block they came from is stale.
   if (reply.length > 1) context.idBlocks.discard(group);
   for (let i = 1; i < reply.length; i += 2) {
-    ids[chunk[Number(reply[i]) - 1] as number] = String(reply[i + 1]);
+    ids[order[Number(reply[i]) - 1] as number] = String(reply[i + 1]);
   }
 }

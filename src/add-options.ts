@@ -67,11 +67,23 @@ export interface PreparedMessage {
   /** the record's size in bytes, for chunking calls */
   bytes: number;
 }
+/** One call's shared part: its clock reading and the headers made so far (most are alike). */
+export interface PrepareContext {
+  enqueuedAt: number;
+  headers: Map<string, string>;
+}
+
+export const prepareContext = (): PrepareContext => ({
+  enqueuedAt: Date.now(),
+  headers: new Map(),
+});
+
 export function prepareMessage(
   config: QueueConfig,
   body: unknown,
   options: unknown,
   field = '',
+  context: PrepareContext = prepareContext(),
 ): PreparedMessage {
   const name = (option: string) => (field ? `${field}.${option}` : option);
   const {
@@ -106,13 +118,17 @@ export function prepareMessage(
     );
   }
   const checkedPriority = checkInteger(name('priority'), priority, 0, MAX_PRIORITY);
-  const header = headerOf({
-    enqueuedAt: Date.now(),
-    priority: checkedPriority,
-    maxAttempts:
-      attempts === undefined ? config.attempts : checkInteger(name('attempts'), attempts, 1, 1000),
-    backoff: backoff === undefined ? config.backoff : checkBackoff(name('backoff'), backoff),
-  });
+  const maxAttempts =
+    attempts === undefined ? config.attempts : checkInteger(name('attempts'), attempts, 1, 1000);
+  const checkedBackoff =
+    backoff === undefined ? config.backoff : checkBackoff(name('backoff'), backoff);
+  const shape = `${checkedPriority}|${maxAttempts}|${checkedBackoff.type}|${checkedBackoff.delay}|${checkedBackoff.max}`;
+  let header = context.headers.get(shape);
+  if (header === undefined) {
+    const fields = { priority: checkedPriority, maxAttempts, backoff: checkedBackoff };
+    header = headerOf({ ...fields, enqueuedAt: context.enqueuedAt });
+    context.headers.set(shape, header);
+  }
   return {
     group: target,
     callerId,

@@ -45,6 +45,12 @@ export function generatedId(group: number, n: number): string {
   return `${group}:${String.fromCharCode(96 + digits.length)}${digits}`;
 }
 
+/**
+ * A field the msg, due and pri hashes always hold, so Redis keeps them hashtables (see
+ * lib.lua): never an id skyq makes, and not valid UTF-8, so no producer's text either.
+ */
+export const KEEP_FIELD = Buffer.from('\xffskyq:keep-hashtable', 'latin1');
+
 /** FNV-1a over UTF-8: stable across processes and versions. */
 export function hashString(text: string): number {
   let hash = 0x811c9dc5;

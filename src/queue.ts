@@ -6,6 +6,7 @@ import {
   type AddOptions,
   dueArgument,
   type PreparedMessage,
+  prepareContext,
   prepareMessage,
 } from './add-options.js';
 import { RedisClock } from './clock.js';
@@ -140,11 +141,12 @@ export class Queue {
   async addBulk(items: { body: Body; options?: AddOptions | undefined }[]): Promise<string[]> {
     if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
     const many = items.length > 1;
+    const context = prepareContext();
     const prepared = items.map((item, i) => {
       const field = many ? `items[${i}]` : '';
       if (typeof item !== 'object' || item === null)
         throw errors.invalidOption(field || 'item', 'must be { body, options }');
-      return prepareMessage(this.config, item.body, item.options, field);
+      return prepareMessage(this.config, item.body, item.options, field, context);
     });
     if (this.#closed) throw errors.closed('queue');
     this.#spread(prepared);
@@ -193,11 +195,9 @@ export class Queue {
     return Promise.all(
       this.#keys.map(async (_, group): Promise<GroupCounts> => {
         try {
-          const [delayed, ready, active, dead, paused] = (await this.run(
-            'counts',
-            group,
-            [],
-          )) as number[];
+          const [delayed, ready, active, dead, paused] = (await this.run('counts', group, [
+            this.config.unitMs,
+          ])) as number[];
           return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
         } catch (error) {
           if (this.#closed) throw error;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, Queue, ScoreUnit } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
-import { redisNow, useQueueRedis, waitFor } from './helpers/queue.js';
+import { recordsIn, redisNow, useQueueRedis, waitFor } from './helpers/queue.js';
 
 const redis = useQueueRedis();
 
@@ -81,13 +81,13 @@ describe('raw members added by a redis.plain client', () => {
     });
     expect(await q.ack([m as Message])).toBe(1);
     expect(await total(q)).toBe(0);
-    expect(await redis.plain.hlen(keyOf('task_group', 3, 'msg'))).toBe(0);
+    expect(await recordsIn(redis.plain, keyOf('task_group', 3, 'msg'))).toBe(0);
   });
 
   it('retries and dead-letters a raw member like any other message', async () => {
     const q = await redis.queue({ attempts: 2, backoff: { type: 'fixed', delay: 0 } });
     await redis.plain.zadd(keyOf(q.config.prefix, 0, 'delayed'), 0, 'raw-job');
-    expect(await q.get('raw-job')).toMatchObject({ state: 'delayed', body: 'raw-job', group: 0 });
+    expect(await q.get('raw-job')).toMatchObject({ state: 'ready', body: 'raw-job', group: 0 });
     const [raw] = await q.claim(0);
     expect(await q.fail(raw as Message, 'x')).toBe('retry');
     const [again] = await waitFor('the retry', async () => {

@@ -94,7 +94,7 @@ describe('on standalone Redis', () => {
         expect(soonLate).toBeGreaterThanOrEqual(0);
         expect(soonLate).toBeLessThan(1000);
         expect(overdueLate).toBeGreaterThanOrEqual(60_000);
-        expect(overdueLate).toBeLessThan(61_000);
+        expect(overdueLate).toBeLessThan(61_500); // in s units the score rounds down by up to 1 s
       } finally {
         await launcher.stop();
       }

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { AddBulkError, type Message, Queue, SkyqError } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
-import { redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
+import { recordsIn, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
 import { startStandalone } from './helpers/redis.js';
 
 const redis = useQueueRedis();
@@ -147,7 +147,7 @@ describe('addBulk', () => {
     const added = partial.ids.filter((id): id is string => id !== null);
     for (const id of added) expect((await q.get(id))?.state).toBe('delayed');
     // Nothing of the failed call was written: the key check comes before any write.
-    expect(await redis.plain.hlen(keyOf(q.config.prefix, 1, 'msg'))).toBe(0);
+    expect(await recordsIn(redis.plain, keyOf(q.config.prefix, 1, 'msg'))).toBe(0);
 
     await redis.plain.del(keyOf(q.config.prefix, 1, 'delayed'));
     const all = await partial.retry();

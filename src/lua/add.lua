@@ -1,13 +1,18 @@
 -- add.lua: add messages to one group.
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] earliest due ms among the delayed ones, '' when none
--- then 5 per message: id, kind, score, priority, record
---   kind: 'c' the caller's id: still pending → left as it is; dead → replaced
---         'g' generated: taken already (counter went back) → a fresh one
---         'r' generated, sent again after an unknown outcome: there already → done
---   score: '' = due now (ready set), else the delayed-set score (the queue's unit)
+-- ARGV[1] unit: ms per delayed-set score unit
+-- ARGV[2] earliest due ms among the delayed ones, '' when none
+-- ARGV[3], [4], [5] how many messages of each kind follow, in this order:
+--   generated ids: one taken already (the counter went back) gets a fresh one;
+--   caller ids: still pending → left as it is; dead → replaced;
+--   generated ids sent again after an unknown outcome: there already → done
+-- then 3 per message: id, score ('' = due now, else the delayed-set score in
+--   the queue's unit), record
+-- then id, priority pairs for the messages whose priority is not 0
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
--- Returns { added, then index, new id for each generated id that was taken }.
+-- Messages of priority 0 wait in the delayed set even when due now: due order
+-- is their order, and claims lease them from there (see claim.lua).
+-- Returns { added, then position, new id for each generated id that was taken }.
 -- The delayed set has the plain name other programs use too: check it before
 -- any write, since a script that fails half-way leaves its first writes behind.
 -- (The braced keys are skyq's own.)
@@ -16,33 +21,60 @@ if kind ~= 'none' and kind ~= 'zset' then
   return redis.error_reply('WRONGTYPE key ' .. delayedKey .. ' holds a ' .. kind .. ', not a zset')
 end
 
-local count = (#ARGV - 1) / 5
+local unit = tonumber(ARGV[1])
+local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local count = nGenerated + nCallers + nRetried
+local FIRST = 6
 local ids = {}
-for i = 0, count - 1 do
-  ids[#ids + 1] = ARGV[2 + i * 5]
+for i = 1, count do
+  ids[i] = ARGV[FIRST + (i - 1) * 3]
+end
+local priorities = {}
+for i = FIRST + count * 3, #ARGV, 2 do
+  priorities[ARGV[i]] = ARGV[i + 1]
 end
 
--- Which ids exist already, and in which state (no record is read). Every id
--- is checked: caller ids for duplicates, generated ones because a counter
--- that went back (older AOF, failover to a lagging replica) repeats them.
+-- Which ids exist already (no record is read for that). A caller id is pending
+-- when it is delayed, ready or active, and dead when it is a dead letter. A
+-- generated id is checked too, since a counter that went back (an older AOF, a
+-- failover to a lagging replica) repeats them: every skyq message has a record.
 local skip, renamed = {}, {}
-do
-  local delayed = bulkRead('ZMSCORE', delayedKey, ids)
-  local live = bulkRead('HMGET', dueKey, ids)
-  local dead = bulkRead('ZMSCORE', deadKey, ids)
-  local revived = {}
-  for i = 1, count do
-    local kind = ARGV[3 + (i - 1) * 5]
-    local exists = delayed[i] or live[i] or dead[i]
-    if exists and kind == 'c' and dead[i] and not delayed[i] and not live[i] then
-      revived[#revived + 1] = ids[i]
-    elseif exists and kind == 'g' then
-      ids[i] = freshId()
+if nGenerated > 0 then
+  local list = {}
+  for i = 1, nGenerated do
+    list[i] = ids[i]
+  end
+  local taken = bulkRead('HMGET', msgKey, list)
+  for i = 1, nGenerated do
+    if taken[i] then
+      local fresh = freshId()
+      priorities[fresh] = priorities[ids[i]]
+      ids[i] = fresh
       renamed[#renamed + 1] = i
-      renamed[#renamed + 1] = ids[i]
-    elseif exists then
-      skip[i] = true
+      renamed[#renamed + 1] = fresh
     end
+  end
+end
+if count > nGenerated then
+  local list = {}
+  for i = nGenerated + 1, count do
+    list[#list + 1] = ids[i]
+  end
+  local delayed = bulkRead('ZMSCORE', delayedKey, list)
+  local live = bulkRead('HMGET', dueKey, list)
+  local dead = bulkRead('ZMSCORE', deadKey, list)
+  local revived, seen = {}, {}
+  for j = 1, #list do
+    local i = nGenerated + j
+    local caller = i <= nGenerated + nCallers
+    -- Pending, the same caller id earlier in this call (the first wins, as two calls
+    -- would), or a retried generated id that got in after all.
+    if delayed[j] or live[j] or seen[list[j]] or (dead[j] and not caller) then
+      skip[i] = true
+    elseif dead[j] then
+      revived[#revived + 1] = list[j]
+    end
+    seen[list[j]] = true
   end
   if #revived > 0 then
     bulk('ZREM', deadKey, revived)
@@ -52,45 +84,49 @@ end
 
 local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
 local now = nil
-local seen = {}
 for i = 1, count do
-  local base = 2 + (i - 1) * 5
-  local id, score, priority = ids[i], ARGV[base + 2], ARGV[base + 3]
-  -- The same id twice in one call: the first one wins, like two calls would.
-  if not skip[i] and not seen[id] then
-    seen[id] = true
+  if not skip[i] then
+    local base = FIRST + (i - 1) * 3
+    local id, score = ids[i], ARGV[base + 1]
+    local priority = priorities[id]
     records[#records + 1] = id
-    records[#records + 1] = ARGV[base + 4]
-    if priority ~= '0' then
+    records[#records + 1] = ARGV[base + 2]
+    if priority then
       pris[#pris + 1] = id
       pris[#pris + 1] = priority
     end
-    if score == '' then
-      now = now or nowMs()
-      readyIds[#readyIds + 1] = id
-      readyDues[#readyDues + 1] = now
-    else
+    if score ~= '' then
       delayed[#delayed + 1] = score
       delayed[#delayed + 1] = id
+    else
+      now = now or nowMs()
+      if not priority then
+        delayed[#delayed + 1] = now / unit
+        delayed[#delayed + 1] = id
+      else
+        readyIds[#readyIds + 1] = id
+        readyDues[#readyDues + 1] = now
+      end
     end
   end
 end
 
 if #records > 0 then
-  bulk('HSET', msgKey, records)
+  fill(msgKey, records)
 end
 if #pris > 0 then
-  bulk('HSET', priKey, pris)
+  fill(priKey, pris)
 end
 if #readyIds > 0 then
   toReady(readyIds, readyDues)
-  wake()
 end
 if #delayed > 0 then
   bulk('ZADD', delayedKey, delayed)
-  if ARGV[1] ~= '' then
-    wakeIfEarlier(tonumber(ARGV[1]))
-  end
+end
+if now then
+  wake()
+elseif ARGV[2] ~= '' and #delayed > 0 then
+  wakeIfEarlier(tonumber(ARGV[2]))
 end
 local out = { #records / 2 }
 for i = 1, #renamed do

@@ -1,5 +1,6 @@
--- claim.lua: ack what the caller finished, recover expired leases, promote due
--- messages, and lease up to max of them: by priority, then due time, then id.
+-- claim.lua: ack what the caller finished, recover expired leases, and lease up
+-- to max due messages: by priority, then due time, then id (see lib.lua for
+-- where each waits).
 -- The cost follows the batch, never the body sizes or the queue's length.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
@@ -7,14 +8,15 @@
 -- ARGV[3] lease length in ms
 -- ARGV[4] most messages promoted or recovered in one call
 -- ARGV[5] record header for raw members (added without skyq): '|0|<attempts>|<backoff>|'
--- ARGV[6] lookahead ms: when nothing is ready, also lease messages due within
---   this window; the consumer starts each at its due time with a local timer
+-- ARGV[6] lookahead ms: leasing straight from the delayed set, also lease
+--   messages due within this window; the consumer starts each at its due time
+--   with a local timer, so a trickle of due times costs a claim per window
 -- ARGV[7] byte budget: stop reading records (and taking long members) past it
 -- ARGV[8..] acks: token, count, ids..., token, count, ids...
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
 --   then id, record, failedAttempts, dueMs for each leased message }
--- nextDueMs: now when ready messages are left; else the next due time or
--- lease expiry; -1 when nothing is pending or the group is paused.
+-- nextDueMs: now when due messages are left; else the next due time or lease
+-- expiry; -1 when nothing is pending or the group is paused.
 local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
 local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -41,6 +43,10 @@ if redis.call('EXISTS', pausedKey) == 1 then
   return reply(-1, 1, '', {})
 end
 
+-- Only priority 0 pending (no pri hash) and nothing promoted: lease straight
+-- from the delayed set, whose order (due time, then id) is then the order.
+local plain = not anyPriority()
+
 -- 1. Expired leases: their consumer died or hung. Counted as an attempt; whether
 --    that was the last one is decided when they are leased again (that reads
 --    the record anyway), so recovering reads no record.
@@ -59,46 +65,45 @@ if #expired > 0 then
   end
   bulk('HSET', attKey, attPairs)
   bulk('HSET', errKey, errPairs)
-  toReady(expired, dueList)
+  requeue(expired, dueList, unit)
 end
 
--- 2. Due messages. When nothing else is ready and they all fit in this claim,
---    they are leased straight from the delayed set, lookahead included;
---    otherwise what is due now queues in the ready set.
-local direct = #expired == 0 and redis.call('ZCARD', readyKey) == 0
-local horizon = now + (direct and lookahead or 0)
-local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon / unit, 'WITHSCORES', 'LIMIT', 0, limit)
-local ids, dues, memberBytes = {}, {}, 0
-for i = 1, #due, 2 do
-  memberBytes = memberBytes + #due[i]
-  if memberBytes > budget and #ids > 0 then
-    break -- members can be long (raw ones): the rest waits for the next call
+-- 2. What to lease. Plain: the first max of the delayed set due by the lookahead
+--    (the consumer starts each at its due time). Otherwise: promote what is due
+--    to the ready set, by priority, and take its first max.
+local function dueMembers(horizon, count)
+  local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon / unit, 'WITHSCORES', 'LIMIT', 0, count)
+  local ids, dues, memberBytes = {}, {}, 0
+  for i = 1, #due, 2 do
+    memberBytes = memberBytes + #due[i]
+    if memberBytes > budget and #ids > 0 then
+      break -- members can be long (raw ones): the rest waits for the next call
+    end
+    ids[#ids + 1] = due[i]
+    -- In ms the score is the due time as Redis wrote it: no number to format back.
+    dues[#dues + 1] = unit == 1 and due[i + 1] or math.floor(tonumber(due[i + 1]) * unit + 0.5)
   end
-  ids[#ids + 1] = due[i]
-  dues[#dues + 1] = math.floor(tonumber(due[i + 1]) * unit + 0.5)
+  return ids, dues
 end
-if direct and #ids > max then
-  direct = false
-  while #ids > 0 and dues[#ids] > now do
-    ids[#ids], dues[#dues] = nil, nil
+local direct = plain and redis.call('ZCARD', readyKey) == 0
+local candidates, candidateDues
+if direct then
+  candidates, candidateDues = dueMembers(now + lookahead, max)
+else
+  local ids, dues = dueMembers(now, limit)
+  if #ids > 0 then
+    bulk('ZREM', delayedKey, ids)
+    toReady(ids, dues)
   end
-end
-if not direct and #ids > 0 then
-  bulk('ZREM', delayedKey, ids)
-  toReady(ids, dues)
-end
-
--- 3. Lease: the direct batch, or the first max of the ready set. Records are
---    read in growing chunks until the byte budget is spent, so big bodies
---    shrink the batch instead of stalling Redis.
-local candidates, candidateDues = ids, dues
-if not direct then
   candidates, candidateDues = {}, {}
   for _, member in ipairs(redis.call('ZRANGE', readyKey, 0, max - 1)) do
     candidates[#candidates + 1] = string.sub(member, 12)
     candidateDues[#candidateDues + 1] = tonumber(string.sub(member, 1, 11), 16)
   end
 end
+
+-- 3. Lease. Records are read in growing chunks until the byte budget is spent,
+--    so big bodies shrink the batch instead of stalling Redis.
 local recs, taken, bytes, size = {}, 0, 0, 1
 while taken < #candidates and bytes <= budget do
   local last = math.min(#candidates, taken + size)
@@ -114,12 +119,22 @@ end
 
 local leased, token = {}, ''
 if taken > 0 then
-  local takenIds, removed = {}, {}
-  for i = 1, taken do
-    takenIds[i] = candidates[i]
-    removed[i] = direct and candidates[i] or readyMember(candidateDues[i], candidates[i])
+  local takenIds = candidates
+  if taken < #candidates then
+    takenIds = {}
+    for i = 1, taken do
+      takenIds[i] = candidates[i]
+    end
   end
-  bulk('ZREM', direct and delayedKey or readyKey, removed)
+  if direct then
+    bulk('ZREM', delayedKey, takenIds)
+  else
+    local members = {}
+    for i = 1, taken do
+      members[i] = readyMember(candidateDues[i], candidates[i])
+    end
+    bulk('ZREM', readyKey, members)
+  end
   local atts = {}
   if redis.call('EXISTS', attKey) == 1 then
     atts = bulkRead('HMGET', attKey, takenIds)
@@ -153,11 +168,11 @@ if taken > 0 then
     end
   end
   if #raws > 0 then
-    bulk('HSET', msgKey, raws)
+    fill(msgKey, raws)
   end
   if #active > 0 then
     bulk('ZADD', activeKey, active)
-    bulk('HSET', dueKey, leases)
+    fill(dueKey, leases)
   end
   if #dead > 0 then
     local deadIds = {}
@@ -170,17 +185,17 @@ if taken > 0 then
   end
 end
 
--- 4. More ready than taken: now, and wake a sibling. Otherwise the next due
+-- 4. More waiting than taken: now, and wake a sibling. Otherwise the next due
 --    time or lease expiry; `next` tells producers when we will look anyway.
 local nextDue = -1
-if redis.call('ZCARD', readyKey) > 0 then
+local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+if head[2] then
+  nextDue = math.floor(tonumber(head[2]) * unit + 0.5)
+end
+if redis.call('ZCARD', readyKey) > 0 or (nextDue ~= -1 and nextDue <= now) then
   nextDue = now
   wake()
 else
-  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-  if head[2] then
-    nextDue = math.floor(tonumber(head[2]) * unit + 0.5)
-  end
   local lease = redis.call('ZRANGE', activeKey, 0, 0, 'WITHSCORES')
   if lease[2] and (nextDue == -1 or tonumber(lease[2]) < nextDue) then
     nextDue = tonumber(lease[2])

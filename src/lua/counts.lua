@@ -1,10 +1,12 @@
 -- counts.lua (read only): how many messages sit in each state of one group.
 -- KEYS: the group's keys (lib.lua)
--- ARGV: none
--- Returns { delayed, ready, active, dead, paused (0 or 1) }
+-- ARGV[1] unit: ms per delayed-set score unit
+-- Returns { delayed, ready, active, dead, paused (0 or 1) }: ready counts the
+-- due ones waiting in the delayed set too (priority 0 ones wait there).
+local dueWaiting = redis.call('ZCOUNT', delayedKey, '-inf', nowMs() / tonumber(ARGV[1]))
 return {
-  redis.call('ZCARD', delayedKey),
-  redis.call('ZCARD', readyKey),
+  redis.call('ZCARD', delayedKey) - dueWaiting,
+  redis.call('ZCARD', readyKey) + dueWaiting,
   redis.call('ZCARD', activeKey),
   redis.call('ZCARD', deadKey),
   redis.call('EXISTS', pausedKey),

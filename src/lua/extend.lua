@@ -3,7 +3,7 @@
 -- ARGV[1] new lease length in ms from now
 -- ARGV[2..] token, count, ids..., token, count, ids...
 -- Returns { renewed, stale ids... } (a stale lease is not renewed).
-local held, _, stale = leasedBy(2)
+local held, stale = leasedBy(2, false)
 if #held > 0 then
   local expiry = nowMs() + tonumber(ARGV[1])
   local leases = {}

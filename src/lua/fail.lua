@@ -11,7 +11,7 @@
 local unit, id = tonumber(ARGV[1]), ARGV[3]
 local lease = redis.call('HGET', dueKey, id)
 local suffix = '/' .. ARGV[2]
-if not lease or string.sub(lease, -#suffix) ~= suffix then
+if not lease or not string.find(lease, suffix, #lease - #suffix + 1, true) then
   return 'stale'
 end
 redis.call('ZREM', activeKey, id)

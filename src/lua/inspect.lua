@@ -9,8 +9,9 @@ local state, dueMs, score = false, false, false
 local delayedScore = redis.call('ZSCORE', delayedKey, id)
 local due = redis.call('HGET', dueKey, id)
 if delayedScore then
-  state = 'delayed'
+  -- Due ones of priority 0 wait in the delayed set: they are ready.
   dueMs = math.floor(tonumber(delayedScore) * unit + 0.5)
+  state = dueMs <= nowMs() and 'ready' or 'delayed'
   score = dueMs
 elseif due and string.find(due, '/', 1, true) then
   state, dueMs, score = 'active', dueOf(due), redis.call('ZSCORE', activeKey, id)

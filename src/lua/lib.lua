@@ -6,6 +6,9 @@
 --   kind: s string, j JSON, b bytes, r raw member (no body stored: the body is the id)
 -- Scripts never read a record to move a message: priorities other than 0 are
 -- also kept in the pri hash, so promotion costs the same for any body size.
+-- Messages of priority 0 wait in the delayed set until leased, due or not: its
+-- order (due time, then id) is theirs. While some message of another priority
+-- is pending, due ones are promoted to the ready set and leased from there.
 -- Ready set: score = priority; member = due ms as 11 hex digits, then the id.
 --   Among equal priorities the lowest member comes first: the earliest due
 --   time, then id order (generated ids sort in the order they were added).
@@ -19,6 +22,15 @@ local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey = KEYS[13], KEYS[14], KEYS[15]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
+
+-- A hash of a few hundred short fields stays a listpack, where each field is
+-- found by a scan: one HSET or HMGET of 500 fields then costs 500 scans (5.8
+-- µs a field here, against 0.66 in a hashtable). One field with a value longer
+-- than hash-max-listpack-value turns a hash into a hashtable for good, and
+-- since it is never deleted, the hash is never recreated small. Its name is
+-- not valid UTF-8; src/keys.ts KEEP_FIELD is the same.
+local KEEP_FIELD = '\255skyq:keep-hashtable'
+local KEEP_VALUE = string.rep('-', 80)
 
 local function nowMs()
   local t = redis.call('TIME')
@@ -70,9 +82,21 @@ local function maxAttemptsOf(rec)
   return tonumber(string.match(rec, '^[0-9a-z]*|%d+|(%d+)|'))
 end
 
+-- HSET of many fields (id, value, id, value…) into a hash kept a hashtable.
+local function fill(key, list)
+  redis.call('HSET', key, KEEP_FIELD, KEEP_VALUE)
+  bulk('HSET', key, list)
+end
+
+-- Whether some pending message has a priority other than 0 (the pri hash holds
+-- only those, besides KEEP_FIELD).
+local function anyPriority()
+  return redis.call('HLEN', priKey) > 1
+end
+
 -- Priorities of ids (0 for most: only others are stored), or nil when all are 0.
 local function prioritiesOf(ids)
-  if redis.call('EXISTS', priKey) == 0 then
+  if not anyPriority() then
     return nil
   end
   return bulkRead('HMGET', priKey, ids)
@@ -92,13 +116,40 @@ local function toReady(ids, dues)
     fields[#fields + 1] = dues[i]
   end
   bulk('ZADD', readyKey, members)
-  bulk('HSET', dueKey, fields)
+  fill(dueKey, fields)
 end
 
--- Wake one idle consumer of the group; the list never holds more than one token.
-local function wake()
-  if redis.call('LLEN', wakeKey) == 0 then
-    redis.call('RPUSH', wakeKey, '1')
+-- Put messages back to wait for a consumer, at their due times: in the delayed
+-- set while every pending message has priority 0 (due order is then the order,
+-- and claims lease straight from there), else in the ready set by priority.
+local function requeue(ids, dues, unit)
+  if #ids == 0 then
+    return
+  end
+  if anyPriority() then
+    toReady(ids, dues)
+    return
+  end
+  local scores = {}
+  for i = 1, #ids do
+    scores[#scores + 1] = dues[i] / unit
+    scores[#scores + 1] = ids[i]
+  end
+  bulk('ZADD', delayedKey, scores)
+  bulk('HDEL', dueKey, ids)
+end
+
+-- Wake one idle consumer of the group. The list holds at most one token: the
+-- earliest due time (ms) consumers were not told of, 0 when work is ready now.
+-- A consumer that gets a token for later sleeps until just before that time,
+-- so a stream of adds costs a claim per due window, not a claim per add.
+local function wake(dueMs)
+  dueMs = dueMs or 0
+  local held = redis.call('LINDEX', wakeKey, 0)
+  if not held then
+    redis.call('RPUSH', wakeKey, dueMs)
+  elseif dueMs < (tonumber(held) or 0) then
+    redis.call('LSET', wakeKey, 0, dueMs)
   end
 end
 
@@ -109,7 +160,7 @@ local function wakeIfEarlier(dueMs)
   local planned = tonumber(redis.call('GET', nextKey))
   if planned == nil or dueMs < planned then
     redis.call('SET', nextKey, dueMs)
-    wake()
+    wake(dueMs)
   end
 end
 
@@ -141,8 +192,9 @@ local function forget(ids)
 end
 
 -- Leases named from ARGV[first]: groups of token, count, ids. Returns the ids
--- whose lease that token still holds with their due ms, and the stale rest.
-local function leasedBy(first)
+-- whose lease that token still holds, the stale rest, and (when `withDues`)
+-- the held ones' due ms.
+local function leasedBy(first, withDues)
   local held, dues, stale = {}, {}, {}
   local i = first
   while i <= #ARGV do
@@ -155,20 +207,23 @@ local function leasedBy(first)
     local values = bulkRead('HMGET', dueKey, ids)
     for j = 1, #ids do
       local value = values[j]
-      if value and string.sub(value, -#suffix) == suffix then
+      -- The value ends with '/' .. token: a plain find from there makes no substring.
+      if value and string.find(value, suffix, #value - #suffix + 1, true) then
         held[#held + 1] = ids[j]
-        dues[#dues + 1] = dueOf(value)
+        if withDues then
+          dues[#dues + 1] = dueOf(value)
+        end
       else
         stale[#stale + 1] = ids[j]
       end
     end
   end
-  return held, dues, stale
+  return held, stale, dues
 end
 
 -- Ack: forget the messages whose lease the caller still holds.
 local function ackLeased(first)
-  local held, _, stale = leasedBy(first)
+  local held, stale = leasedBy(first, false)
   if #held > 0 then
     bulk('ZREM', activeKey, held)
     forget(held)

@@ -1,7 +1,7 @@
 -- release.lua: hand leases back at once (graceful shutdown). A message that
--- is due goes back to the ready set, in its place by priority and due time;
--- one leased ahead of its due time (claim's lookahead) goes back to the
--- delayed set, so nobody gets it early.
+-- is due goes back to wait in its place by priority and due time; one leased
+-- ahead of its due time (claim's lookahead) goes back to the delayed set, so
+-- nobody gets it early.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] '1' to count an attempt (a handler that was still running and would
@@ -9,7 +9,7 @@
 -- ARGV[3..] token, count, ids..., token, count, ids...
 -- Returns how many the caller still held and handed back.
 local unit = tonumber(ARGV[1])
-local held, dues = leasedBy(3)
+local held, _, dues = leasedBy(3, true)
 if #held == 0 then
   return 0
 end
@@ -27,26 +27,26 @@ if ARGV[2] == '1' then
   bulk('HSET', errKey, errPairs)
 end
 local now = nowMs()
-local readyIds, readyDues, delayed, notDue = {}, {}, {}, {}
+local dueIds, dueTimes, later, notDue = {}, {}, {}, {}
 local earliest = nil
 for i = 1, #held do
   if dues[i] > now then
-    delayed[#delayed + 1] = dues[i] / unit
-    delayed[#delayed + 1] = held[i]
+    later[#later + 1] = dues[i] / unit
+    later[#later + 1] = held[i]
     notDue[#notDue + 1] = held[i]
     earliest = math.min(earliest or dues[i], dues[i])
   else
-    readyIds[#readyIds + 1] = held[i]
-    readyDues[#readyDues + 1] = dues[i]
+    dueIds[#dueIds + 1] = held[i]
+    dueTimes[#dueTimes + 1] = dues[i]
   end
 end
-if #readyIds > 0 then
-  toReady(readyIds, readyDues)
+if #dueIds > 0 then
+  requeue(dueIds, dueTimes, unit)
   wake()
 end
-if #delayed > 0 then
+if #later > 0 then
   bulk('HDEL', dueKey, notDue)
-  bulk('ZADD', delayedKey, delayed)
+  bulk('ZADD', delayedKey, later)
   wakeIfEarlier(earliest)
 end
 return #held

@@ -46,7 +46,11 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     await queue.ready();
     const config = queueConfig(data.queue);
     const waker = new Waker(
-      connect(data.queue, { name: `skyq-wake-${group}`, blocking: true }),
+      // A lone BLPOP at a time: auto-pipelining would only route it through a pipeline.
+      connect(
+        { ...data.queue, autoPipelining: false },
+        { name: `skyq-wake-${group}`, blocking: true },
+      ),
       keyOf(config.prefix, group, 'wake'),
     );
     let handler: Handler;

@@ -213,12 +213,30 @@ export class Actor {
       const now = this.#redisNow();
       for (const message of polled.messages) this.#schedule(message, now);
       if (polled.messages.length === max) continue;
-      const sleep = polled.nextDueAt < 0 ? -1 : Math.max(0, polled.nextDueAt - now - WAKE_EARLY_MS);
-      // The launcher's watcher reads this: work due before it needs a poke (raw ZADDs send no token).
-      this.#stats.plannedAt = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
-      await this.#waker.wait(sleep);
-      this.#stats.plannedAt = 0;
+      await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
     }
+  }
+
+  /**
+   * Waits until shortly before `plan` (Redis ms), a poke, or a token. A token for something due
+   * later moves the plan to it instead of ending the wait: one claim then leases everything
+   * due by then, where a claim per add would cost one round trip each.
+   */
+  async #idle(plan: number): Promise<void> {
+    for (;;) {
+      // The launcher's watcher reads this: work due before it gets a poke (raw ZADDs send no token).
+      this.#stats.plannedAt = plan;
+      // Nothing planned (-1): wait for a token or a poke only.
+      const sleep =
+        plan === Number.POSITIVE_INFINITY
+          ? -1
+          : Math.max(0, plan - this.#redisNow() - WAKE_EARLY_MS);
+      const reason = await this.#waker.wait(sleep);
+      const due = this.#waker.tokenDue;
+      if (reason !== 'token' || due - this.#redisNow() <= WAKE_EARLY_MS) break;
+      plan = Math.min(plan, due);
+    }
+    this.#stats.plannedAt = 0;
   }
 
   async #waitForResume(): Promise<void> {

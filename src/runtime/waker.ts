@@ -3,7 +3,8 @@
 // Producers push a token when they add a message due before the time the
 // group's consumers will look anyway, so the actor sleeps in Redis instead of
 // polling, yet wakes on the millisecond (Redis's own BLPOP timeouts are only
-// as fine as its `hz`).
+// as fine as its `hz`). The token is the earliest due time nobody was told of
+// (0: ready now), so an actor can sleep on until just before it.
 import type { RedisClient } from '../redis/connection.js';
 import { later } from './timers.js';
 
@@ -21,6 +22,8 @@ export class Waker {
   #resolve: ((reason: WakeReason) => void) | null = null;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** the due time (Redis ms) the last token carried; 0 = work is ready now */
+  tokenDue = 0;
   /**
    * Set by the actor while it has no room for work. A BLPOP cannot be called off, so one left
    * from an earlier wait may still take a token; a full actor hands it on to an idle sibling
@@ -72,11 +75,17 @@ export class Waker {
     else if (reason !== 'timer' && this.#pending === null) this.#pending = reason;
   }
 
-  #token(): void {
-    if (this.#resolve && this.#listening) this.#fire('token');
-    else if (this.full && !this.#closed) {
-      this.#blocker.rpush(this.#wakeKey, '1').catch(() => undefined);
-    } else if (this.#pending === null) this.#pending = 'token';
+  #token(due: number): void {
+    if (this.#resolve && this.#listening) {
+      this.tokenDue = due;
+      this.#fire('token');
+    } else if (this.full && !this.#closed) {
+      this.#blocker.rpush(this.#wakeKey, String(due)).catch(() => undefined);
+    } else if (this.#pending === null) {
+      // Woken later for it: claim at once, whatever the due time was.
+      this.tokenDue = 0;
+      this.#pending = 'token';
+    }
   }
 
   // Only an actor that waits with room for work starts a BLPOP.
@@ -86,7 +95,7 @@ export class Waker {
     this.#blocker.blpop(this.#wakeKey, BLOCK_SECONDS).then(
       (reply) => {
         this.#blocking = false;
-        if (reply) this.#token();
+        if (reply) this.#token(Number(reply[1]) || 0);
         else if (this.#resolve && this.#listening) this.#block();
       },
       () => {

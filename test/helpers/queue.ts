@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { type Message, Queue, type QueueOptions } from '../../src/index.js';
+import { KEEP_FIELD } from '../../src/keys.js';
 import { type RedisClusterHandle, type RedisServerHandle, startStandalone } from './redis.js';
 
 export type Target = { redis: string } | { cluster: { host: string; port: number }[] };
@@ -110,4 +111,10 @@ export function useQueueRedis(): {
     await server?.stop();
   });
   return context;
+}
+
+/** Message records left in a msg hash (not counting the field that keeps it a hashtable). */
+export async function recordsIn(client: Redis | Cluster, msgKey: string): Promise<number> {
+  const fields = await client.hkeysBuffer(msgKey);
+  return fields.filter((field) => !field.equals(KEEP_FIELD)).length;
 }
