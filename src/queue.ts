@@ -15,26 +15,16 @@ import { DeadLetters } from './dead-letters.js';
 import { errors } from './errors.js';
 import { IdBlocks } from './id-blocks.js';
 import { groupKeys, homeGroup, keyOf } from './keys.js';
-import {
-  leaseArgs,
-  type Message,
-  keyOf as messageKey,
-  type PollResult,
-  parseClaimReply,
-} from './message.js';
+import { Leases, type Outcome, type PollOptions } from './leases.js';
+import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
-import {
-  checkDuration,
-  checkGroup,
-  checkInteger,
-  checkLookupId,
-  checkObject,
-  rejectUnknown,
-} from './options.js';
-import { type Body, DEFAULT_BACKOFF_MAX_MS, headerOf, textOf } from './record.js';
+import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
+import { type Body, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
 import { explainRedisError } from './redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
+
+export type { PollOptions } from './leases.js';
 
 export interface GroupCounts {
   group: number;
@@ -47,24 +37,8 @@ export interface GroupCounts {
   error?: string;
 }
 
-export interface PollOptions {
-  max?: number;
-  leaseMs?: number;
-  /** messages finished since the last poll: acked in the same call */
-  ack?: readonly Message[];
-  /**
-   * When nothing is ready, also lease messages due within this many ms (default 0);
-   * the caller must start each one at its `dueAt`.
-   */
-  lookaheadMs?: number;
-}
-
-/** Most due messages one claim promotes (or expired leases it recovers). */
-const PROMOTE_LIMIT = 5000;
 /** Messages with no group, key or id go to one group per this many (see #spread). */
 const SPREAD_SLICE = 100;
-/** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
-const CLAIM_BYTES = 1024 * 1024;
 
 type Args = (string | number | Buffer)[];
 
@@ -79,6 +53,7 @@ export class Queue {
   /** Redis's clock as seen from here: one per server (on a cluster, per group's master). */
   readonly #clocks = new Map<number, RedisClock>();
   readonly #adder: AddContext;
+  readonly #leases: Leases;
   #roundRobin: number;
   #closed = false;
 
@@ -95,6 +70,12 @@ export class Queue {
     this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
     this.deadLetters = new DeadLetters(this.config, (name, group, args) =>
       this.#runBuffer(name, group, args),
+    );
+    this.#leases = new Leases(
+      this.config,
+      this.#rawHeader,
+      (name, group, args) => this.run(name, group, args),
+      (name, group, args) => this.#runBuffer(name, group, args),
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
@@ -225,55 +206,26 @@ export class Queue {
 
   /** claim() with everything the runtime needs: next due time, and acks in the same call. */
   async poll(group: number, options: PollOptions = {}): Promise<PollResult> {
-    checkGroup('group', group, this.config.groups);
-    const max = checkInteger('max', options.max ?? 100, 1, 10_000);
-    const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
-    const lookahead = checkDuration('lookaheadMs', options.lookaheadMs ?? 0, 60_000);
-    const args: Args = [
-      this.config.unitMs,
-      max,
-      leaseMs,
-      PROMOTE_LIMIT,
-      this.#rawHeader,
-      lookahead,
-      CLAIM_BYTES,
-    ];
-    if (options.ack && options.ack.length > 0) {
-      for (const arg of leaseArgs(this.#ofGroup(group, options.ack))) args.push(arg);
-    }
-    const result = parseClaimReply(group, await this.#runBuffer('claim', group, args));
-    // A record we cannot read must not stop the others: dead-letter it with the reason.
-    for (const bad of result.malformed) await this.#fail(bad.message, bad.reason, 'dead');
-    return result;
+    return this.#leases.poll(group, options);
   }
 
   /** Acks finished messages; returns how many were still the caller's (see Message.token). */
   async ack(messages: readonly Message[]): Promise<number> {
-    let acked = 0;
-    for (const [group, list] of this.#byGroup(messages)) {
-      acked += ((await this.run('ack', group, leaseArgs(list))) as number[])[0] as number;
-    }
-    return acked;
+    return this.#leases.ack(messages);
   }
 
   /**
    * Retries a failed message with its backoff, or dead-letters it after its last attempt.
    * 'stale': the lease had passed to another consumer, and nothing changed.
    */
-  async fail(message: Message, error: unknown): Promise<'retry' | 'dead' | 'stale'> {
+  async fail(message: Message, error: unknown): Promise<Outcome> {
     const text = error instanceof Error ? error.message || error.name : String(error);
-    return this.#fail(message, text, 'retry');
+    return this.#leases.fail(message, text, 'retry');
   }
 
   /** Renews leases; returns how many were still the caller's. */
   async extendLease(messages: readonly Message[], leaseMs: number): Promise<number> {
-    const ms = checkDuration('leaseMs', leaseMs);
-    let renewed = 0;
-    for (const [group, list] of this.#byGroup(messages)) {
-      const reply = (await this.run('extend', group, [ms, ...leaseArgs(list)])) as number[];
-      renewed += reply[0] as number;
-    }
-    return renewed;
+    return this.#leases.extend(messages, leaseMs);
   }
 
   /**
@@ -284,12 +236,7 @@ export class Queue {
     messages: readonly Message[],
     options: { attempted?: boolean } = {},
   ): Promise<number> {
-    let released = 0;
-    for (const [group, list] of this.#byGroup(messages)) {
-      const args = [this.config.unitMs, options.attempted ? '1' : '', ...leaseArgs(list)];
-      released += (await this.run('release', group, args)) as number;
-    }
-    return released;
+    return this.#leases.release(messages, options.attempted === true);
   }
 
   /** Runs one script against one group's keys. */
@@ -331,25 +278,6 @@ export class Queue {
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  #fail(
-    message: Message,
-    text: string,
-    mode: 'retry' | 'dead',
-  ): Promise<'retry' | 'dead' | 'stale'> {
-    const group = checkGroup('message.group', message?.group, this.config.groups);
-    this.#ofGroup(group, [message]);
-    const args = [
-      this.config.unitMs,
-      message.token,
-      messageKey(message),
-      text,
-      mode,
-      mode === 'dead' ? text : '',
-      this.config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS,
-    ];
-    return this.run('fail', group, args) as Promise<'retry' | 'dead' | 'stale'>;
-  }
-
   async #setPaused(state: 'on' | 'off', group: number | undefined): Promise<number[]> {
     const groups =
       group === undefined
@@ -374,29 +302,6 @@ export class Queue {
       message.group = (this.#roundRobin + Math.floor(i / slice)) % groups;
     });
     this.#roundRobin = (this.#roundRobin + used) % groups;
-  }
-
-  /** Claimed messages, checked to belong to `group`. */
-  #ofGroup(group: number, messages: readonly Message[]): readonly Message[] {
-    for (const message of messages) {
-      if (typeof message?.token !== 'string' || message.group !== group) {
-        throw errors.invalidOption('messages', `must be messages claimed from group ${group}`);
-      }
-    }
-    return messages;
-  }
-
-  #byGroup(messages: readonly Message[]): Map<number, Message[]> {
-    if (!Array.isArray(messages)) throw errors.invalidOption('messages', 'must be an array');
-    const out = new Map<number, Message[]>();
-    for (const message of messages) {
-      checkGroup('messages[].group', message?.group, this.config.groups);
-      this.#ofGroup(message.group, [message]);
-      const list = out.get(message.group);
-      if (list) list.push(message);
-      else out.set(message.group, [message]);
-    }
-    return out;
   }
 
   /** Tries the id's home group first, then every other group at once. */

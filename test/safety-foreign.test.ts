@@ -126,6 +126,39 @@ describe('on standalone Redis', () => {
     }
   });
 
+  it('scores below 0 (-5, -inf) are due at once, +inf never, with or without priorities', async () => {
+    await plain.del('starts');
+    const prefix = 'rawrange';
+    const queue = new Queue({ redis: server.url, prefix, groups: 3 });
+    // The watcher alone must notice them: an idle group, no keyspace notifications.
+    const launcher = await launch({ redis: server.url }, { prefix, keyspaceEvents: 'off' });
+    try {
+      await queue.add('far', { group: 1, delay: 120_000 }); // the actor sleeps for 2 minutes
+      await queue.add('later', { group: 2, delay: 120_000, priority: 5 }); // group 2 uses the ready set
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const delayed = (g: number) => keyOf(prefix, g, 'delayed');
+      await plain.zadd(delayed(1), -5, 'neg:1', '-inf', 'ninf:1', '+inf', 'pinf:1');
+      await plain.zadd(delayed(2), -5, 'neg:2', '-inf', 'ninf:2', '+inf', 'pinf:2');
+      const ids = ['neg:1', 'ninf:1', 'neg:2', 'ninf:2'];
+      await lateness(plain, ids, 5000);
+      const starts = (await plain.lrange('starts', 0, -1)).map((l) => JSON.parse(l) as Start);
+      expect(starts.map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(starts.every((s) => s.dueAt === 0)).toBe(true); // due since ever
+      const pinf = await queue.get('pinf:1');
+      expect(pinf?.state).toBe('delayed');
+      // Each group goes on with skyq's own messages.
+      const [a, b] = await Promise.all([
+        queue.add('after', { group: 1, delay: 200 }),
+        queue.add('after', { group: 2, delay: 200, priority: 1 }),
+      ]);
+      const [lateA, lateB] = await lateness(plain, [a, b]);
+      expect(Math.max(lateA as number, lateB as number)).toBeLessThan(1000);
+    } finally {
+      await launcher.stop();
+      await queue.close();
+    }
+  });
+
   it('a busy group picks raw members up between its own messages', async () => {
     await plain.del('starts');
     const prefix = 'rawbusy';

@@ -3,7 +3,8 @@
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] earliest due ms among the delayed ones, '' when none
 -- ARGV[3], [4], [5] how many messages of each kind follow, in this order:
---   generated ids: one taken already (the counter went back) gets a fresh one;
+--   generated ids: one taken by another record (the counter went back) gets a fresh
+--     one; one holding this very record is this add sent again, and is left alone;
 --   caller ids: still pending → left as it is; dead → replaced;
 --   generated ids sent again after an unknown outcome: there already → done
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
@@ -37,7 +38,8 @@ end
 -- Which ids exist already (no record is read for that). A caller id is pending
 -- when it is delayed, ready or active, and dead when it is a dead letter. A
 -- generated id is checked too, since a counter that went back (an older AOF, a
--- failover to a lagging replica) repeats them: every skyq message has a record.
+-- failover to a lagging replica) repeats them: every skyq message has a record,
+-- and the record tells a repeated id from a repeated add.
 local skip, renamed = {}, {}
 if nGenerated > 0 then
   local list = {}
@@ -46,7 +48,11 @@ if nGenerated > 0 then
   end
   local taken = bulkRead('HMGET', msgKey, list)
   for i = 1, nGenerated do
-    if taken[i] then
+    if taken[i] == ARGV[FIRST + (i - 1) * 3 + 2] then
+      -- The same record under the same id: this very add, sent again by a client whose
+      -- connection died before the answer came (ioredis resends unanswered commands).
+      skip[i] = true
+    elseif taken[i] then
       local fresh = freshId()
       priorities[fresh] = priorities[ids[i]]
       ids[i] = fresh

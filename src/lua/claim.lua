@@ -80,8 +80,9 @@ local function dueMembers(horizon, count)
       break -- members can be long (raw ones): the rest waits for the next call
     end
     ids[#ids + 1] = due[i]
-    -- In ms the score is the due time as Redis wrote it: no number to format back.
-    dues[#dues + 1] = unit == 1 and due[i + 1] or math.floor(tonumber(due[i + 1]) * unit + 0.5)
+    -- In ms a whole positive score is the due time as Redis wrote it: no number to format back.
+    local score = due[i + 1]
+    dues[#dues + 1] = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
   end
   return ids, dues
 end
@@ -190,7 +191,7 @@ end
 local nextDue = -1
 local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
 if head[2] then
-  nextDue = math.floor(tonumber(head[2]) * unit + 0.5)
+  nextDue = msOfScore(head[2], unit)
 end
 if redis.call('ZCARD', readyKey) > 0 or (nextDue ~= -1 and nextDue <= now) then
   nextDue = now

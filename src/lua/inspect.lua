@@ -10,7 +10,7 @@ local delayedScore = redis.call('ZSCORE', delayedKey, id)
 local due = redis.call('HGET', dueKey, id)
 if delayedScore then
   -- Due ones of priority 0 wait in the delayed set: they are ready.
-  dueMs = math.floor(tonumber(delayedScore) * unit + 0.5)
+  dueMs = msOfScore(delayedScore, unit)
   state = dueMs <= nowMs() and 'ready' or 'delayed'
   score = dueMs
 elseif due and string.find(due, '/', 1, true) then

@@ -68,6 +68,17 @@ local function argvFrom(first)
   return out
 end
 
+-- A delayed-set score as a due time in ms. Other programs may ZADD any score:
+-- below 0 (-5, -inf) is due since ever (0), +inf and the like are never (the
+-- far future); both stay numbers that ready members and replies can hold.
+local function msOfScore(score, unit)
+  local ms = tonumber(score) * unit
+  if ms <= 0 then
+    return 0
+  end
+  return ms >= 9e15 and 9e15 or math.floor(ms + 0.5)
+end
+
 local function readyMember(dueMs, id)
   return string.format('%011x', dueMs) .. id
 end

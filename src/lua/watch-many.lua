@@ -10,7 +10,7 @@
 -- ARGV[1] unit: ms per delayed-set score unit; ARGV[2] the key prefix
 -- ARGV[3..] the groups (their key names are made here: see src/keys.ts)
 -- Returns for each group: next event in ms (the earlier of the delayed set's
--- head and the first lease to expire; -1 when neither), ready count, paused
+-- head and the first lease to expire, >= 0; -1 when neither), ready count, paused
 local unit, prefix = tonumber(ARGV[1]), ARGV[2]
 local out = {}
 for i = 3, #ARGV do
@@ -18,7 +18,10 @@ for i = 3, #ARGV do
   local nextMs = -1
   local head = redis.call('ZRANGE', base, 0, 0, 'WITHSCORES')
   if head[2] then
-    nextMs = math.floor(tonumber(head[2]) * unit + 0.5)
+    -- Clamped into what a reply integer holds: other programs may ZADD -5 or -inf
+    -- (due since ever: 0) or +inf (never: the far future).
+    local ms = tonumber(head[2]) * unit
+    nextMs = ms <= 0 and 0 or (ms >= 9e15 and 9e15 or math.floor(ms + 0.5))
   end
   local lease = redis.call('ZRANGE', '{' .. base .. '}:active', 0, 0, 'WITHSCORES')
   if lease[2] and (nextMs == -1 or tonumber(lease[2]) < nextMs) then

@@ -12,11 +12,10 @@ import { ReplyClock } from '../clock.js';
 import type { Message, PollResult } from '../message.js';
 import type { Queue } from '../queue.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
-import { type Entry, InFlight } from './in-flight.js';
+import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
 import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
-import { StartTimer } from './start-timer.js';
 import { type ActorState, StatBlock } from './stat-block.js';
 import { every, later } from './timers.js';
 import type { Waker } from './waker.js';
@@ -37,34 +36,20 @@ const ACK_DELAY_MS = 200;
 const WAKE_EARLY_MS = 3;
 /** After the grace, handlers told to stop get this long to do so. */
 const ABORT_GRACE_MS = 1000;
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 export class Actor {
   readonly #settings: ActorSettings;
   readonly #queue: Queue;
   readonly #waker: Waker;
-  readonly #handler: Handler;
   readonly #log: Logger;
   readonly #stats: StatBlock;
-  readonly #inFlight = new InFlight();
-  readonly #startTimer = new StartTimer<Message>(
-    () => this.#redisNow(),
-    (message, now) => this.#start(message, now),
-  );
-  /** handlers done: acked with the next poll */
-  #finished: Message[] = [];
-  /** told to stop at shutdown and did: handed back with no attempt counted */
-  readonly #handBack: Message[] = [];
-  /** fail() calls still on their way to Redis */
-  readonly #failing = new Set<Promise<void>>();
+  readonly #jobs: Jobs;
   /** Redis's clock, from the claims' replies: never ahead, never moved by the wall clock */
   readonly #clock = new ReplyClock();
-  readonly #errors: NoteRate;
   #loop: Promise<void> = Promise.resolve();
   #housekeeping: NodeJS.Timeout | undefined;
   #ackTimer: NodeJS.Timeout | undefined;
-  #lastRenewal = 0;
+  readonly #errors: NoteRate;
   #resume: () => void = () => undefined;
 
   constructor(
@@ -78,10 +63,19 @@ export class Actor {
     this.#settings = settings;
     this.#queue = queue;
     this.#waker = waker;
-    this.#handler = handler;
     this.#log = log;
     this.#stats = stats;
     this.#errors = new NoteRate(log);
+    this.#jobs = new Jobs({
+      settings,
+      queue,
+      handler,
+      log,
+      stats,
+      errors: this.#errors,
+      now: () => this.#clock.now(),
+      ended: () => this.#ended(),
+    });
     stats.startedAt = Date.now();
     stats.state = 'starting';
     stats.set('inFlight', 0);
@@ -100,7 +94,7 @@ export class Actor {
     const { leaseMs, timeoutMs } = this.#settings;
     // One timer renews leases (a third of the way through) and times out handlers.
     const tick = Math.min(leaseMs / 3, timeoutMs > 0 ? Math.max(50, timeoutMs / 10) : 1000);
-    this.#housekeeping = every(() => this.#housekeep(), Math.max(50, Math.floor(tick)));
+    this.#housekeeping = every(() => this.#jobs.housekeep(), Math.max(50, Math.floor(tick)));
     this.#loop = this.#run();
     const { group: _group, ...settings } = this.#settings;
     this.#log.info({ event: 'started', ...settings }, 'actor started');
@@ -139,32 +133,25 @@ export class Actor {
     this.#state = 'draining';
     this.#waker.poke();
     await this.#loop;
-    for (const message of this.#startTimer.clear()) {
-      this.#inFlight.delete(message);
-      this.#handBack.push(message);
-    }
+    this.#jobs.stopStarting();
     await this.#settle(graceMs);
-    if (this.#inFlight.size > 0) {
-      const reason = new Error('the actor is shutting down');
-      for (const entry of this.#inFlight.entries()) InFlight.abort(entry, reason);
+    if (this.#jobs.size > 0) {
+      this.#jobs.abortRunning(new Error('the actor is shutting down'));
       await this.#settle(ABORT_GRACE_MS);
     }
     clearInterval(this.#housekeeping);
     clearTimeout(this.#ackTimer);
-    const stuck = this.#inFlight.messages();
-    for (const message of stuck) this.#inFlight.delete(message);
+    const { finished, handBack, stuck } = await this.#jobs.close();
     let released = 0;
     try {
-      await Promise.all(this.#failing);
-      await this.#queue.ack(this.#takeFinished());
-      released += await this.#queue.release(this.#handBack.splice(0));
+      await this.#queue.ack(finished);
+      released += await this.#queue.release(handBack);
       released += await this.#queue.release(stuck, { attempted: true });
     } catch (error) {
       // Redis is gone: the leases will expire and the messages come back anyway.
       this.#log.error({ event: 'drain-error', err: error }, 'could not hand leases back');
     }
     this.#state = 'stopped';
-    this.#stats.set('inFlight', 0);
     const counters = this.#stats.counters();
     this.#log.info(
       { event: 'stopped', released, stuck: stuck.length, ...counters },
@@ -175,7 +162,7 @@ export class Actor {
 
   async #settle(ms: number): Promise<void> {
     const deadline = performance.now() + ms;
-    while (this.#inFlight.size > 0 && performance.now() < deadline) {
+    while (this.#jobs.size > 0 && performance.now() < deadline) {
       await this.#waker.wait(deadline - performance.now(), false);
     }
   }
@@ -184,7 +171,7 @@ export class Actor {
     if (this.#settings.paused) await this.#waitForResume();
     let errorPause = ERROR_PAUSE_MS;
     while (this.#state === 'running' || this.#state === 'paused') {
-      const room = this.#settings.concurrency - this.#inFlight.size;
+      const room = this.#settings.concurrency - this.#jobs.size;
       this.#waker.full = room <= 0;
       if (room <= 0) {
         await this.#waker.wait(-1, false);
@@ -192,11 +179,11 @@ export class Actor {
       }
       clearTimeout(this.#ackTimer);
       this.#ackTimer = undefined;
-      const ack = this.#takeFinished();
+      const ack = this.#jobs.takeFinished();
       const max = Math.min(room, this.#settings.batch);
       const polled = await this.#poll(max, ack);
       if (!polled) {
-        this.#finished.unshift(...ack);
+        this.#jobs.putBack(ack);
         await this.#waker.wait(errorPause);
         errorPause = Math.min(MAX_ERROR_PAUSE_MS, errorPause * 2);
         continue;
@@ -211,7 +198,7 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      for (const message of polled.messages) this.#schedule(message, now);
+      for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length === max) continue;
       await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
     }
@@ -283,61 +270,12 @@ export class Actor {
     return this.#clock.now();
   }
 
-  /** Starts the message now, or at its due time when it was leased ahead. */
-  #schedule(message: Message, now: number): void {
-    this.#stats.add('claimed');
-    this.#inFlight.add(message);
-    this.#stats.set('inFlight', this.#inFlight.size);
-    this.#startTimer.add(message, now);
-  }
-
-  // The hot path: a handler that returns at once costs no promise at all.
-  #start(message: Message, now: number): void {
-    const entry = this.#inFlight.get(message);
-    if (!entry) return;
-    const lateMs = now - message.dueAt;
-    this.#stats.lateness.record(lateMs);
-    const context = this.#inFlight.start(entry, lateMs);
-    let result: unknown;
-    try {
-      result = this.#handler(message, context);
-    } catch (error) {
-      this.#settled(entry, error, true);
-      return;
-    }
-    if (!isThenable(result)) {
-      this.#settled(entry, undefined, false);
-      return;
-    }
-    result.then(
-      () => this.#settled(entry, undefined, false),
-      (error: unknown) => this.#settled(entry, error, true),
-    );
-  }
-
-  #settled(entry: Entry, error: unknown, failed: boolean): void {
-    this.#stats.handler.record(performance.now() - entry.startedAt);
-    // Timed out or handed back already: that outcome stands.
-    if (!this.#inFlight.delete(entry.message)) return;
-    if (!failed) {
-      this.#stats.add('done');
-      this.#finished.push(entry.message);
-      this.#log.debug({ event: 'done', job: entry.message.id }, 'done');
-    } else if (entry.controller?.signal.aborted && this.#state === 'draining') {
-      this.#handBack.push(entry.message); // it stopped because we asked it to
-    } else {
-      this.#fail(entry.message, error);
-    }
-    this.#finish();
-  }
-
-  #finish(): void {
-    const size = this.#inFlight.size;
-    this.#stats.set('inFlight', size);
-    // A full actor polls at once (it has room again); otherwise acks ride on the next poll,
-    // or go after a short pause, so a trickle does not cost a call each.
-    const wasFull = size === this.#settings.concurrency - 1;
-    if (wasFull || this.#state === 'draining' || this.#finished.length >= this.#settings.batch) {
+  /** A handler ended: its ack rides on the next poll, or goes after a short pause. */
+  #ended(): void {
+    // A full actor polls at once (it has room again); a trickle does not cost a call each.
+    const wasFull = this.#jobs.size === this.#settings.concurrency - 1;
+    const many = this.#jobs.finishedCount >= this.#settings.batch;
+    if (wasFull || many || this.#state === 'draining') {
       this.#waker.poke();
     } else {
       this.#ackTimer ??= later(() => {
@@ -345,59 +283,5 @@ export class Actor {
         this.#waker.poke();
       }, ACK_DELAY_MS);
     }
-  }
-
-  #fail(message: Message, error: unknown): void {
-    this.#stats.add('failed');
-    const text = error instanceof Error ? error.message : String(error);
-    const call = this.#queue.fail(message, error).then(
-      (outcome) => {
-        if (outcome === 'retry') this.#stats.add('retried');
-        if (outcome === 'dead') this.#stats.add('dead');
-        if (outcome === 'stale') this.#stats.add('stale');
-        const event = outcome === 'retry' ? 'failed' : outcome;
-        const fields = { event, job: message.id, attempt: message.attempts, err: text, outcome };
-        this.#log[outcome === 'dead' ? 'error' : 'warn'](fields, 'handler failed');
-      },
-      // The lease will expire and the message comes back: nothing is lost.
-      (failError: unknown) =>
-        this.#errors.note(`could not record the failure of ${message.id}`, failError, this.#stats),
-    );
-    const tracked = call.finally(() => this.#failing.delete(tracked));
-    this.#failing.add(tracked);
-  }
-
-  /** Renews leases a third of the way through, and fails handlers over their time limit. */
-  #housekeep(): void {
-    const { timeoutMs, leaseMs } = this.#settings;
-    if (timeoutMs > 0) {
-      const reason = new Error(`handler timed out after ${timeoutMs} ms`);
-      for (const entry of this.#inFlight.overdue(timeoutMs)) {
-        this.#inFlight.delete(entry.message);
-        InFlight.abort(entry, reason);
-        this.#fail(entry.message, reason);
-        this.#finish();
-      }
-    }
-    if (this.#inFlight.size === 0 || performance.now() - this.#lastRenewal < leaseMs / 3) return;
-    this.#lastRenewal = performance.now();
-    const messages = this.#inFlight.messages();
-    this.#queue.extendLease(messages, leaseMs).then(
-      (renewed) => {
-        if (renewed === messages.length) return;
-        this.#stats.add('stale', messages.length - renewed);
-        this.#log.warn(
-          { event: 'stale', count: messages.length - renewed },
-          'lease renewals refused: those leases had expired and gone to another consumer',
-        );
-      },
-      (error: unknown) => this.#errors.note('lease renewal failed', error, this.#stats),
-    );
-  }
-
-  #takeFinished(): Message[] {
-    const messages = this.#finished;
-    this.#finished = [];
-    return messages;
   }
 }

@@ -1,0 +1,136 @@
+// The consumer primitives behind Queue.poll/claim, ack, fail, extendLease and
+// release: one script call per group each, and every call names the leases by
+// the token of the claim that made them, so a consumer whose lease passed to
+// another changes nothing (see message.ts and lua/lib.lua).
+import type { QueueConfig } from './config.js';
+import { errors } from './errors.js';
+import {
+  leaseArgs,
+  type Message,
+  keyOf as messageKey,
+  type PollResult,
+  parseClaimReply,
+} from './message.js';
+import { checkDuration, checkGroup, checkInteger } from './options.js';
+import { DEFAULT_BACKOFF_MAX_MS } from './record.js';
+import type { ScriptName } from './redis/scripts.js';
+
+export interface PollOptions {
+  max?: number;
+  leaseMs?: number;
+  /** messages finished since the last poll: acked in the same call */
+  ack?: readonly Message[];
+  /**
+   * Leasing straight from the delayed set, also lease messages due within this many ms
+   * (default 0); the caller must start each one at its `dueAt`.
+   */
+  lookaheadMs?: number;
+}
+
+export type Outcome = 'retry' | 'dead' | 'stale';
+type Args = (string | number | Buffer)[];
+type Run = (name: ScriptName, group: number, args: Args) => Promise<unknown>;
+
+/** Most due messages one claim promotes (or expired leases it recovers). */
+const PROMOTE_LIMIT = 5000;
+/** Most bytes of records one claim reads: big bodies make a smaller batch, not a long call. */
+const CLAIM_BYTES = 1024 * 1024;
+
+export class Leases {
+  readonly #config: QueueConfig;
+  readonly #rawHeader: string;
+  readonly #run: Run;
+  readonly #runBuffer: Run;
+
+  /** `runBuffer` returns replies' strings as Buffers, so ids and bodies keep their bytes. */
+  constructor(config: QueueConfig, rawHeader: string, run: Run, runBuffer: Run) {
+    this.#config = config;
+    this.#rawHeader = rawHeader;
+    this.#run = run;
+    this.#runBuffer = runBuffer;
+  }
+
+  async poll(group: number, options: PollOptions): Promise<PollResult> {
+    checkGroup('group', group, this.#config.groups);
+    const max = checkInteger('max', options.max ?? 100, 1, 10_000);
+    const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
+    const lookahead = checkDuration('lookaheadMs', options.lookaheadMs ?? 0, 60_000);
+    const { unitMs } = this.#config;
+    const args: Args = [
+      unitMs,
+      max,
+      leaseMs,
+      PROMOTE_LIMIT,
+      this.#rawHeader,
+      lookahead,
+      CLAIM_BYTES,
+    ];
+    if (options.ack && options.ack.length > 0) {
+      for (const arg of leaseArgs(this.#ofGroup(group, options.ack))) args.push(arg);
+    }
+    const result = parseClaimReply(group, await this.#runBuffer('claim', group, args));
+    // A record we cannot read must not stop the others: dead-letter it with the reason.
+    for (const bad of result.malformed) await this.fail(bad.message, bad.reason, 'dead');
+    return result;
+  }
+
+  async ack(messages: readonly Message[]): Promise<number> {
+    let acked = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      acked += ((await this.#run('ack', group, leaseArgs(list))) as number[])[0] as number;
+    }
+    return acked;
+  }
+
+  /** `mode` 'dead': dead-letter at once, with `text` as the reason. */
+  fail(message: Message, text: string, mode: 'retry' | 'dead'): Promise<Outcome> {
+    const group = checkGroup('message.group', message?.group, this.#config.groups);
+    this.#ofGroup(group, [message]);
+    const cap = this.#config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS;
+    const reason = mode === 'dead' ? text : '';
+    const args = [this.#config.unitMs, message.token, messageKey(message), text, mode, reason, cap];
+    return this.#run('fail', group, args) as Promise<Outcome>;
+  }
+
+  async extend(messages: readonly Message[], leaseMs: number): Promise<number> {
+    const ms = checkDuration('leaseMs', leaseMs);
+    let renewed = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      const reply = (await this.#run('extend', group, [ms, ...leaseArgs(list)])) as number[];
+      renewed += reply[0] as number;
+    }
+    return renewed;
+  }
+
+  async release(messages: readonly Message[], attempted: boolean): Promise<number> {
+    let released = 0;
+    for (const [group, list] of this.#byGroup(messages)) {
+      const args = [this.#config.unitMs, attempted ? '1' : '', ...leaseArgs(list)];
+      released += (await this.#run('release', group, args)) as number;
+    }
+    return released;
+  }
+
+  /** Claimed messages, checked to belong to `group`. */
+  #ofGroup(group: number, messages: readonly Message[]): readonly Message[] {
+    for (const message of messages) {
+      if (typeof message?.token !== 'string' || message.group !== group) {
+        throw errors.invalidOption('messages', `must be messages claimed from group ${group}`);
+      }
+    }
+    return messages;
+  }
+
+  #byGroup(messages: readonly Message[]): Map<number, Message[]> {
+    if (!Array.isArray(messages)) throw errors.invalidOption('messages', 'must be an array');
+    const out = new Map<number, Message[]>();
+    for (const message of messages) {
+      checkGroup('messages[].group', message?.group, this.#config.groups);
+      this.#ofGroup(message.group, [message]);
+      const list = out.get(message.group);
+      if (list) list.push(message);
+      else out.set(message.group, [message]);
+    }
+    return out;
+  }
+}

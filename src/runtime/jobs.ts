@@ -1,0 +1,203 @@
+// The messages an actor holds, from its claim to their end: started at their due
+// time (one timer for the earliest, see StartTimer), run, then finished (acked
+// with the next poll), failed (retried or dead-lettered), or handed back at
+// shutdown. Leases are renewed a third of the way through, and a handler over
+// its time limit is failed and told to stop.
+import { performance } from 'node:perf_hooks';
+import type { Message } from '../message.js';
+import type { Queue } from '../queue.js';
+import type { ActorSettings, Handler } from './actor-types.js';
+import { type Entry, InFlight } from './in-flight.js';
+import type { Logger } from './logger.js';
+import type { NoteRate } from './note-rate.js';
+import { StartTimer } from './start-timer.js';
+import type { StatBlock } from './stat-block.js';
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
+export interface JobsParts {
+  settings: ActorSettings;
+  queue: Queue;
+  handler: Handler;
+  log: Logger;
+  stats: StatBlock;
+  errors: NoteRate;
+  /** Redis ms now, on the actor's clock */
+  now(): number;
+  /** a handler ended (the actor decides when to ack) */
+  ended(): void;
+}
+
+export class Jobs {
+  readonly #parts: JobsParts;
+  readonly #inFlight = new InFlight();
+  readonly #startTimer: StartTimer<Message>;
+  /** handlers done: acked with the next poll */
+  #finished: Message[] = [];
+  /** told to stop at shutdown and did, or never started: handed back with no attempt counted */
+  readonly #handBack: Message[] = [];
+  /** fail() calls still on their way to Redis */
+  readonly #failing = new Set<Promise<void>>();
+  #lastRenewal = 0;
+  /** shutdown: a handler that rejects after its signal was aborted is handed back, not failed */
+  #draining = false;
+
+  constructor(parts: JobsParts) {
+    this.#parts = parts;
+    this.#startTimer = new StartTimer<Message>(parts.now, (message, now) =>
+      this.#start(message, now),
+    );
+  }
+
+  /** held: running, or leased and waiting for their due time */
+  get size(): number {
+    return this.#inFlight.size;
+  }
+
+  get finishedCount(): number {
+    return this.#finished.length;
+  }
+
+  /** Starts the message now, or at its due time when it was leased ahead. */
+  schedule(message: Message, now: number): void {
+    const { stats } = this.#parts;
+    stats.add('claimed');
+    this.#inFlight.add(message);
+    stats.set('inFlight', this.#inFlight.size);
+    this.#startTimer.add(message, now);
+  }
+
+  takeFinished(): Message[] {
+    const messages = this.#finished;
+    this.#finished = [];
+    return messages;
+  }
+
+  /** Acks that could not be sent (the poll failed) wait for the next one. */
+  putBack(finished: Message[]): void {
+    this.#finished.unshift(...finished);
+  }
+
+  /** Shutdown begins: what waits for its due time will not start; it goes back. */
+  stopStarting(): void {
+    this.#draining = true;
+    for (const message of this.#startTimer.clear()) {
+      this.#inFlight.delete(message);
+      this.#handBack.push(message);
+    }
+  }
+
+  /** Tells every running handler to stop. */
+  abortRunning(reason: Error): void {
+    for (const entry of this.#inFlight.entries()) InFlight.abort(entry, reason);
+  }
+
+  /**
+   * The end of shutdown: the failures on their way are recorded, and the rest is returned to
+   * send: finished (to ack), handed back (no attempt), stuck (still running: an attempt).
+   */
+  async close(): Promise<{ finished: Message[]; handBack: Message[]; stuck: Message[] }> {
+    const stuck = this.#inFlight.messages();
+    for (const message of stuck) this.#inFlight.delete(message);
+    await Promise.all(this.#failing);
+    this.#parts.stats.set('inFlight', 0);
+    return { finished: this.takeFinished(), handBack: this.#handBack.splice(0), stuck };
+  }
+
+  // The hot path: a handler that returns at once costs no promise at all.
+  #start(message: Message, now: number): void {
+    const entry = this.#inFlight.get(message);
+    if (!entry) return;
+    const lateMs = now - message.dueAt;
+    this.#parts.stats.lateness.record(lateMs);
+    const context = this.#inFlight.start(entry, lateMs);
+    let result: unknown;
+    try {
+      result = this.#parts.handler(message, context);
+    } catch (error) {
+      this.#settled(entry, error, true);
+      return;
+    }
+    if (!isThenable(result)) {
+      this.#settled(entry, undefined, false);
+      return;
+    }
+    result.then(
+      () => this.#settled(entry, undefined, false),
+      (error: unknown) => this.#settled(entry, error, true),
+    );
+  }
+
+  #settled(entry: Entry, error: unknown, failed: boolean): void {
+    const { stats, log } = this.#parts;
+    stats.handler.record(performance.now() - entry.startedAt);
+    // Timed out or handed back already: that outcome stands.
+    if (!this.#inFlight.delete(entry.message)) return;
+    if (!failed) {
+      stats.add('done');
+      this.#finished.push(entry.message);
+      log.debug({ event: 'done', job: entry.message.id }, 'done');
+    } else if (entry.controller?.signal.aborted && this.#draining) {
+      this.#handBack.push(entry.message); // it stopped because we asked it to
+    } else {
+      this.#fail(entry.message, error);
+    }
+    this.#ended();
+  }
+
+  #ended(): void {
+    this.#parts.stats.set('inFlight', this.#inFlight.size);
+    this.#parts.ended();
+  }
+
+  #fail(message: Message, error: unknown): void {
+    const { stats, log, queue, errors } = this.#parts;
+    stats.add('failed');
+    const text = error instanceof Error ? error.message : String(error);
+    const call = queue.fail(message, error).then(
+      (outcome) => {
+        if (outcome === 'retry') stats.add('retried');
+        if (outcome === 'dead') stats.add('dead');
+        if (outcome === 'stale') stats.add('stale');
+        const event = outcome === 'retry' ? 'failed' : outcome;
+        const fields = { event, job: message.id, attempt: message.attempts, err: text, outcome };
+        log[outcome === 'dead' ? 'error' : 'warn'](fields, 'handler failed');
+      },
+      // The lease will expire and the message comes back: nothing is lost.
+      (failError: unknown) =>
+        errors.note(`could not record the failure of ${message.id}`, failError, stats),
+    );
+    const tracked = call.finally(() => this.#failing.delete(tracked));
+    this.#failing.add(tracked);
+  }
+
+  /** Renews leases a third of the way through, and fails handlers over their time limit. */
+  housekeep(): void {
+    const { settings, queue, stats, log, errors } = this.#parts;
+    const { timeoutMs, leaseMs } = settings;
+    if (timeoutMs > 0) {
+      const reason = new Error(`handler timed out after ${timeoutMs} ms`);
+      for (const entry of this.#inFlight.overdue(timeoutMs)) {
+        this.#inFlight.delete(entry.message);
+        InFlight.abort(entry, reason);
+        this.#fail(entry.message, reason);
+        this.#ended();
+      }
+    }
+    if (this.#inFlight.size === 0 || performance.now() - this.#lastRenewal < leaseMs / 3) return;
+    this.#lastRenewal = performance.now();
+    const messages = this.#inFlight.messages();
+    queue.extendLease(messages, leaseMs).then(
+      (renewed) => {
+        if (renewed === messages.length) return;
+        stats.add('stale', messages.length - renewed);
+        log.warn(
+          { event: 'stale', count: messages.length - renewed },
+          'lease renewals refused: those leases had expired and gone to another consumer',
+        );
+      },
+      (error: unknown) => errors.note('lease renewal failed', error, stats),
+    );
+  }
+}
