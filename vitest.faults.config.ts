@@ -9,6 +9,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     fileParallelism: false,
     globalSetup: ['test/helpers/global-setup.ts'],
-    reporters: ['default', './test/helpers/summary-reporter.ts'],
+    reporters: [
+      'default',
+      './test/helpers/summary-reporter.ts',
+      // what docs/RELIABILITY.md is made from (npm run reliability:doc)
+      './test/faults/helpers/run-reporter.ts',
+    ],
   },
 });

@@ -144,7 +144,8 @@ describe('skyq dlq and skyq cancel', () => {
       expect(cancelled.code).toBe(0);
       expect(await queue.get(later)).toBeNull();
       const again = await runCli(['cancel', later, ...flags]);
-      expect(again.stdout).toContain('nothing cancelled');
+      expect(again.stderr).toBe(`skyq: ${later}: not found, running or dead (nothing cancelled)\n`);
+      expect(again.stdout).toBe('');
       expect(again.code).toBe(1);
     } finally {
       await queue.close();
@@ -177,6 +178,8 @@ describe('bad flags', () => {
       [['start', ...redis, '--lease', '30'], /lease: expected a duration with a unit: 500ms, 5s/],
       [['stats', ...redis, '--watch', '10ms'], /watch: must be at least 100ms/],
       [['get', ...redis], /missing required argument 'id'/],
+      // The flag's own name, not the library's option (scoreUnit).
+      [['stats', ...redis, '--score-unit', 'h'], /^skyq: score-unit: expected ms, cs or s/],
     ];
     const results = await inBatches(cases, ([args]) => runCli(args));
     results.forEach((result, i) => {

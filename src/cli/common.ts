@@ -1,7 +1,8 @@
 // Flags every command shares: where Redis is (URL or cluster, TLS files) and
 // how the queue is laid out.
 import type { Command } from 'commander';
-import type { QueueOptions, ScoreUnit } from '../config.js';
+import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../config.js';
+import { errors } from '../errors.js';
 import { checkRedisUrl, parseClusterNodes } from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';
@@ -41,10 +42,13 @@ export function queueOptions(
   flags: ConnectionFlags,
   mode: 'one-shot' | 'long-running' = 'one-shot',
 ): QueueOptions {
+  const scoreUnit = flags.scoreUnit ?? 'ms';
+  if (!Object.hasOwn(UNIT_MS, scoreUnit))
+    throw errors.invalidOption('score-unit', 'expected ms, cs or s', scoreUnit);
   const options: QueueOptions = {
     prefix: flags.prefix ?? 'task_group',
     groups: parseCount(flags.groups ?? '10', 'groups'),
-    scoreUnit: (flags.scoreUnit ?? 'ms') as ScoreUnit,
+    scoreUnit: scoreUnit as ScoreUnit,
   };
   if (flags.cluster) options.cluster = parseClusterNodes(flags.cluster);
   else {

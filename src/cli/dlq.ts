@@ -76,10 +76,12 @@ export function registerCancel(program: Command): void {
       const queue = new Queue(queueOptions(flags));
       try {
         const done = await queue.cancel(id);
-        console.log(
-          done ? `cancelled ${id}` : `${id}: not found, running or dead (nothing cancelled)`,
-        );
-        if (!done) process.exitCode = 1;
+        // A refusal goes where every other command's does: one "skyq:" line on stderr.
+        if (done) console.log(`cancelled ${id}`);
+        else {
+          console.error(`skyq: ${id}: not found, running or dead (nothing cancelled)`);
+          process.exitCode = 1;
+        }
       } finally {
         await queue.close();
       }
