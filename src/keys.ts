@@ -19,6 +19,8 @@ export const KEY_NAMES = [
   'next', // string: when a consumer will look at the group anyway (ms); absent = nobody waits on a time
   'paused', // string present while the group is paused: claims lease nothing
   'big', // hash id → record bytes, only for records over 1 KiB: claims size their reads by it
+  'claims', // zset claim id → lease expiry: the claims remembered in `claimed`
+  'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

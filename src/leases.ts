@@ -2,6 +2,7 @@
 // release: one script call per group each, and every call names the leases by
 // the token of the claim that made them, so a consumer whose lease passed to
 // another changes nothing (see message.ts and lua/lib.lua).
+import { randomBytes } from 'node:crypto';
 import type { QueueConfig } from './config.js';
 import { errors } from './errors.js';
 import {
@@ -41,6 +42,10 @@ export class Leases {
   readonly #rawHeader: string;
   readonly #run: Run;
   readonly #runBuffer: Run;
+  /** per group: ids of claims whose replies arrived, for the next claim to let Redis forget */
+  readonly #received = new Map<number, string[]>();
+  /** per group: the id of a claim whose outcome is unknown, for the next claim to use again */
+  readonly #unanswered = new Map<number, string>();
 
   /** `runBuffer` returns replies' strings as Buffers, so ids and bodies keep their bytes. */
   constructor(config: QueueConfig, rawHeader: string, run: Run, runBuffer: Run) {
@@ -65,10 +70,27 @@ export class Leases {
       lookahead,
       CLAIM_BYTES,
     ];
-    if (options.ack && options.ack.length > 0) {
-      for (const arg of leaseArgs(this.#ofGroup(group, options.ack))) args.push(arg);
+    const acks = options.ack && options.ack.length > 0 ? this.#ofGroup(group, options.ack) : [];
+    // A claim whose reply never came may have leased a batch: asking again under its id
+    // answers with that batch instead of leaving it leased to nobody until the leases run out.
+    const claimId = this.#unanswered.get(group) ?? randomBytes(9).toString('base64url');
+    const received = this.#received.get(group) ?? [];
+    this.#received.delete(group);
+    args.push(claimId, received.join(','));
+    for (const arg of leaseArgs(acks)) args.push(arg);
+    let reply: unknown;
+    try {
+      reply = await this.#runBuffer('claim', group, args);
+    } catch (error) {
+      this.#unanswered.set(group, claimId);
+      this.#received.set(group, [...received, ...(this.#received.get(group) ?? [])]);
+      throw error;
     }
-    const result = parseClaimReply(group, await this.#runBuffer('claim', group, args));
+    this.#unanswered.delete(group);
+    const result = parseClaimReply(group, reply);
+    if (result.messages.length + result.malformed.length > 0) {
+      this.#received.set(group, [...(this.#received.get(group) ?? []), claimId]);
+    }
     // A record we cannot read must not stop the others: dead-letter it with the reason. The
     // good ones are leased already and must reach the caller even when that fails (Redis went
     // away): such a message comes back when its lease runs out, and is dead-lettered then.

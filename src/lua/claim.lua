@@ -12,7 +12,11 @@
 --   messages due within this window; the consumer starts each at its due time
 --   with a local timer, so a trickle of due times costs a claim per window
 -- ARGV[7] byte budget: stop reading records (and taking long members) past it
--- ARGV[8..] acks: token, count, ids..., token, count, ids...
+-- ARGV[8] claim id, made by the client for this call. The same call sent again
+--   (its reply was lost: ioredis resends unanswered commands, and a client
+--   retries a failed poll under the same id) answers with what it leased.
+-- ARGV[9] claim ids whose replies the client got, comma-separated ('' none)
+-- ARGV[10..] acks: token, count, ids..., token, count, ids...
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
 --   then id, record, failedAttempts, dueMs for each leased message }
 -- nextDueMs: now when due messages are left; else the next due time or lease
@@ -20,12 +24,13 @@
 local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
 local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
+local claimId = ARGV[8]
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
 
 local acked, stale = 0, {}
-if #ARGV >= 8 then
-  acked, stale = ackLeased(8)
+if #ARGV >= 10 then
+  acked, stale = ackLeased(10)
 end
 local function reply(nextDue, paused, token, leased)
   local out = { now, nextDue, acked, paused, token, #stale }
@@ -36,6 +41,70 @@ local function reply(nextDue, paused, token, leased)
     out[#out + 1] = leased[i]
   end
   return out
+end
+
+-- A claim's batch, kept until its reply is known to have arrived (the next
+-- claim says so) or its leases run out: "<token>|" then "<length>:<id>" for each
+-- id, so any bytes may be in an id. `leases` is id, due/token pairs.
+local function rememberClaim(claimId, token, expiry, leases)
+  local parts = { token, '|' }
+  for i = 1, #leases, 2 do
+    parts[#parts + 1] = #leases[i] .. ':'
+    parts[#parts + 1] = leases[i]
+  end
+  redis.call('HSET', claimedKey, claimId, table.concat(parts))
+  redis.call('ZADD', claimsKey, expiry, claimId)
+end
+
+-- The batch a remembered claim leased, as far as those leases still hold:
+-- the token and, for each message, id, record, failed attempts, due ms.
+local function leasedAgain(remembered)
+  local bar = string.find(remembered, '|', 1, true)
+  local token, ids, at = string.sub(remembered, 1, bar - 1), {}, bar + 1
+  while at <= #remembered do
+    local colon = string.find(remembered, ':', at, true)
+    local length = tonumber(string.sub(remembered, at, colon - 1))
+    ids[#ids + 1] = string.sub(remembered, colon + 1, colon + length)
+    at = colon + length + 1
+  end
+  local leased, suffix = {}, '/' .. token
+  if #ids == 0 then
+    return token, leased
+  end
+  local dues = bulkRead('HMGET', dueKey, ids)
+  local recs = bulkRead('HMGET', msgKey, ids)
+  local atts = bulkRead('HMGET', attKey, ids)
+  for i = 1, #ids do
+    local value = dues[i]
+    if value and recs[i] and string.sub(value, -#suffix) == suffix then
+      leased[#leased + 1] = ids[i]
+      leased[#leased + 1] = recs[i]
+      leased[#leased + 1] = tonumber(atts[i]) or 0
+      leased[#leased + 1] = dueOf(value)
+    end
+  end
+  return token, leased
+end
+
+-- 0. The claims remembered for a resend: forget the ones whose reply arrived,
+--    and those whose leases ran out (a consumer that never asked again).
+if ARGV[9] ~= '' then
+  local received = {}
+  for id in string.gmatch(ARGV[9], '[^,]+') do
+    received[#received + 1] = id
+  end
+  bulk('HDEL', claimedKey, received)
+  bulk('ZREM', claimsKey, received)
+end
+local lapsed = redis.call('ZRANGEBYSCORE', claimsKey, '-inf', now, 'LIMIT', 0, 10)
+if #lapsed > 0 then
+  bulk('HDEL', claimedKey, lapsed)
+  bulk('ZREM', claimsKey, lapsed)
+end
+local earlier = redis.call('HGET', claimedKey, claimId)
+if earlier then
+  local token, leased = leasedAgain(earlier)
+  return reply(now, 0, token, leased)
 end
 
 if redis.call('EXISTS', pausedKey) == 1 then
@@ -207,6 +276,7 @@ if taken > 0 then
   if #active > 0 then
     bulk('ZADD', activeKey, active)
     fill(dueKey, leases)
+    rememberClaim(claimId, token, expiry, leases)
   end
   if #dead > 0 then
     local deadIds = {}

@@ -20,6 +20,7 @@ local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS
 local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
+local claimsKey, claimedKey = KEYS[17], KEYS[18]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
