@@ -6,6 +6,7 @@ import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
 import { AddBulkError } from './errors.js';
 import type { IdBlocks } from './id-blocks.js';
+import type { Spill } from './spill.js';
 
 /** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
 const CHUNK_MESSAGES = 1000;
@@ -18,6 +19,8 @@ export interface AddContext {
   /** Redis time in ms for the group's server */
   now(group: number): Promise<number>;
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
+  /** writes spilled records beside the group's msg hash (spill.ts), before the add */
+  spill(group: number, spills: Spill[]): Promise<unknown>;
   /** the error a reader should see (reserving ids and reading the clock are plain commands) */
   explain(error: unknown): unknown;
 }
@@ -70,6 +73,25 @@ export async function addPrepared(
   );
 }
 
+/** Messages with no group, key or id go to one group per this many (see spreadOverGroups). */
+const SPREAD_SLICE = 100;
+
+/**
+ * Gives messages that named no group, key or id their groups, in turn from `next`: a call with
+ * many cuts them in slices of at least SPREAD_SLICE over the following groups, so a small batch
+ * stays one Redis call and a large one still keeps every actor busy. Returns the next start.
+ */
+export function spreadOverGroups(prepared: PreparedMessage[], groups: number, next: number) {
+  const free = prepared.filter((message) => message.group === -1);
+  if (free.length === 0) return next;
+  const used = Math.min(groups, Math.max(1, Math.floor(free.length / SPREAD_SLICE)));
+  const slice = Math.ceil(free.length / used);
+  free.forEach((message, i) => {
+    message.group = (next + Math.floor(i / slice)) % groups;
+  });
+  return (next + used) % groups;
+}
+
 /** Indexes of `prepared`, per group, cut by count and bytes. */
 function chunks(prepared: PreparedMessage[]): number[][] {
   const open = new Map<number, { indexes: number[]; bytes: number }>();
@@ -118,9 +140,12 @@ async function sendChunk(
     sections[kind].push(index);
   }
   const order = [...sections.g, ...sections.c, ...sections.r];
+  const spills = order.flatMap((index) => (prepared[index] as PreparedMessage).spill ?? []);
+  if (spills.length > 0) await context.spill(group, spills);
   const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
-  args.push(`${sections.c.length}`, `${sections.r.length}`);
+  args.push(`${sections.c.length}`, `${sections.r.length}`, `${spills.length}`);
   const priorities: string[] = [];
+  const spilled: string[] = [];
   let earliest = Number.POSITIVE_INFINITY;
   for (const index of order) {
     const message = prepared[index] as PreparedMessage;
@@ -133,7 +158,10 @@ async function sendChunk(
     }
     args.push(ids[index] as string, score, message.record);
     if (message.priority !== 0) priorities.push(ids[index] as string, String(message.priority));
+    const { spill } = message;
+    if (spill) spilled.push(String(args.length / 3 - 2), String(spill.bytes), spill.nonce);
   }
+  for (const value of spilled) args.push(value);
   for (const value of priorities) args.push(value);
   if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(earliest);
   const reply = (await context.run(group, args)) as number[] | (string | number)[];

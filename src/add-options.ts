@@ -14,6 +14,7 @@ import {
   rejectUnknown,
 } from './options.js';
 import { type Backoff, headerOf, recordOf, serialiseBody } from './record.js';
+import { SPILL_BYTES, type Spill, spill } from './spill.js';
 
 export interface AddOptions {
   /** ms from now (default 0: ready at once) */
@@ -63,9 +64,12 @@ export interface PreparedMessage {
   callerId: string;
   due: { delay: number } | { runAt: number };
   priority: number;
+  /** what add.lua stores in the msg hash: the record, or a stub when it is spilled */
   record: string | Buffer;
-  /** the record's size in bytes, for chunking calls */
+  /** that one's size in bytes, for chunking calls */
   bytes: number;
+  /** a record too big for a script: written beside the msg hash first (spill.ts) */
+  spill?: Spill;
 }
 /** One call's shared part: its clock reading and the headers made so far (most are alike). */
 export interface PrepareContext {
@@ -129,12 +133,10 @@ export function prepareMessage(
     header = headerOf({ ...fields, enqueuedAt: context.enqueuedAt });
     context.headers.set(shape, header);
   }
-  return {
-    group: target,
-    callerId,
-    due,
-    priority: checkedPriority,
-    record: recordOf(header, stored),
-    bytes: header.length + 1 + stored.bytes,
-  };
+  const record = recordOf(header, stored);
+  const bytes = header.length + 1 + stored.bytes;
+  const prepared = { group: target, callerId, due, priority: checkedPriority, record, bytes };
+  if (bytes <= SPILL_BYTES) return prepared;
+  const spilled = spill(header, record, bytes);
+  return { ...prepared, record: spilled.stub, bytes: spilled.stub.length, spill: spilled.spill };
 }

@@ -5,6 +5,7 @@ import type { QueueConfig } from './config.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
 import { type Body, decodeRecord, textOf } from './record.js';
 import type { ScriptName } from './redis/scripts.js';
+import type { Unspill } from './spill.js';
 
 export interface DeadLetter {
   /** the id (for ids that are not valid UTF-8, with \xNN escapes: use idBytes to act on them) */
@@ -41,10 +42,12 @@ const PAGE_BYTES = 1024 * 1024;
 export class DeadLetters {
   readonly #config: QueueConfig;
   readonly #run: RunScript;
+  readonly #unspill: Unspill;
 
-  constructor(config: QueueConfig, run: RunScript) {
+  constructor(config: QueueConfig, run: RunScript, unspill: Unspill) {
     this.#config = config;
     this.#run = run;
+    this.#unspill = unspill;
   }
 
   /** Oldest first; without a group, the oldest `limit` over all groups. */
@@ -103,6 +106,7 @@ export class DeadLetters {
     while (letters.length < limit) {
       const args = [offset + letters.length, limit - letters.length, PAGE_BYTES];
       const flat = (await this.#run('dead-list', group, args)) as (Buffer | null)[];
+      await this.#unspill(group, flat, 2, 6);
       for (let i = 0; i < flat.length; i += 6)
         letters.push(deadLetter(group, flat.slice(i, i + 6)));
       if (flat.length === 0 || flat.length / 6 >= limit) break;

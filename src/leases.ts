@@ -15,6 +15,7 @@ import {
 import { checkDuration, checkGroup, checkInteger } from './options.js';
 import { DEFAULT_BACKOFF_MAX_MS } from './record.js';
 import type { ScriptName } from './redis/scripts.js';
+import type { Unspill } from './spill.js';
 
 export interface PollOptions {
   max?: number;
@@ -42,17 +43,19 @@ export class Leases {
   readonly #rawHeader: string;
   readonly #run: Run;
   readonly #runBuffer: Run;
+  readonly #unspill: Unspill;
   /** per group: ids of claims whose replies arrived, for the next claim to let Redis forget */
   readonly #received = new Map<number, string[]>();
   /** per group: the id of a claim whose outcome is unknown, for the next claim to use again */
   readonly #unanswered = new Map<number, string>();
 
   /** `runBuffer` returns replies' strings as Buffers, so ids and bodies keep their bytes. */
-  constructor(config: QueueConfig, rawHeader: string, run: Run, runBuffer: Run) {
+  constructor(config: QueueConfig, rawHeader: string, run: Run, runBuffer: Run, unspill: Unspill) {
     this.#config = config;
     this.#rawHeader = rawHeader;
     this.#run = run;
     this.#runBuffer = runBuffer;
+    this.#unspill = unspill;
   }
 
   async poll(group: number, options: PollOptions): Promise<PollResult> {
@@ -78,9 +81,11 @@ export class Leases {
     this.#received.delete(group);
     args.push(claimId, received.join(','));
     for (const arg of leaseArgs(acks)) args.push(arg);
-    let reply: unknown;
+    let reply: unknown[];
     try {
-      reply = await this.#runBuffer('claim', group, args);
+      reply = (await this.#runBuffer('claim', group, args)) as unknown[];
+      // id, record, attempts, due for each leased message, after the stale ids
+      await this.#unspill(group, reply, 7 + Number(reply[5]), 4);
     } catch (error) {
       this.#unanswered.set(group, claimId);
       this.#received.set(group, [...received, ...(this.#received.get(group) ?? [])]);

@@ -1,14 +1,8 @@
 // The Queue: add, cancel, reschedule and inspect messages, plus the consumer
 // primitives (claim, ack, fail, extendLease, release) the actor runtime is
 // built on. Each state change is one Lua script call on one group's hash slot.
-import { type AddContext, addPrepared } from './add-bulk.js';
-import {
-  type AddOptions,
-  dueArgument,
-  type PreparedMessage,
-  prepareContext,
-  prepareMessage,
-} from './add-options.js';
+import { type AddContext, addPrepared, spreadOverGroups } from './add-bulk.js';
+import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
@@ -23,6 +17,7 @@ import { type Body, headerOf, textOf } from './record.js';
 import { connect, isCluster, type RedisClient } from './redis/connection.js';
 import { explainRedisError } from './redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
+import { storeSpills, type Unspill, unspill } from './spill.js';
 
 export type { PollOptions } from './leases.js';
 
@@ -36,9 +31,6 @@ export interface GroupCounts {
   /** set when this group could not be read (a key of the wrong type, …); the figures are 0 */
   error?: string;
 }
-
-/** Messages with no group, key or id go to one group per this many (see #spread). */
-const SPREAD_SLICE = 100;
 
 type Args = (string | number | Buffer)[];
 
@@ -54,6 +46,8 @@ export class Queue {
   readonly #clocks = new Map<number, RedisClock>();
   readonly #adder: AddContext;
   readonly #leases: Leases;
+  readonly #unspill: Unspill = (group, records, at, step) =>
+    unspill(this.client, this.config.prefix, group, records, at, step);
   #roundRobin: number;
   #closed = false;
 
@@ -68,14 +62,17 @@ export class Queue {
     );
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
-    this.deadLetters = new DeadLetters(this.config, (name, group, args) =>
-      this.#runBuffer(name, group, args),
+    this.deadLetters = new DeadLetters(
+      this.config,
+      (name, group, args) => this.#runBuffer(name, group, args),
+      this.#unspill,
     );
     this.#leases = new Leases(
       this.config,
       this.#rawHeader,
       (name, group, args) => this.run(name, group, args),
       (name, group, args) => this.#runBuffer(name, group, args),
+      this.#unspill,
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
@@ -85,6 +82,7 @@ export class Queue {
       idBlocks: new IdBlocks(this.client, seqKeys),
       now: (group) => this.clock(group).now(),
       run: (group, args) => this.run('add', group, args),
+      spill: (group, spills) => storeSpills(this.client, this.config.prefix, group, spills),
       explain: (error) => this.#explain(error),
     };
   }
@@ -130,7 +128,7 @@ export class Queue {
       return prepareMessage(this.config, item.body, item.options, field, context);
     });
     if (this.#closed) throw errors.closed('queue');
-    this.#spread(prepared);
+    this.#roundRobin = spreadOverGroups(prepared, this.config.groups, this.#roundRobin);
     return addPrepared(this.#adder, prepared);
   }
 
@@ -165,6 +163,7 @@ export class Queue {
         | null
       )[];
       if (!reply[0]) return false;
+      await this.#unspill(group, reply, 1, reply.length);
       found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
       return true;
     });
@@ -285,23 +284,6 @@ export class Queue {
         : [checkGroup('group', group, this.config.groups)];
     const changed = await Promise.all(groups.map((g) => this.run('pause', g, [state])));
     return groups.filter((_, i) => changed[i] === 1);
-  }
-
-  /**
-   * Gives messages that named no group, key or id their groups, in turn: each call takes the
-   * next group, and a call with many cuts them in slices of at least SPREAD_SLICE over the next
-   * groups. A small batch stays one Redis call, a large one still keeps every actor busy.
-   */
-  #spread(prepared: PreparedMessage[]): void {
-    const free = prepared.filter((message) => message.group === -1);
-    if (free.length === 0) return;
-    const groups = this.config.groups;
-    const used = Math.min(groups, Math.max(1, Math.floor(free.length / SPREAD_SLICE)));
-    const slice = Math.ceil(free.length / used);
-    free.forEach((message, i) => {
-      message.group = (this.#roundRobin + Math.floor(i / slice)) % groups;
-    });
-    this.#roundRobin = (this.#roundRobin + used) % groups;
   }
 
   /** Tries the id's home group first, then every other group at once. */

@@ -1,7 +1,8 @@
 // One message is one hash field: a short header, then the body. Lua reads the
 // header (attempts, backoff) with one pattern when a message fails; see lua/lib.lua.
 //   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|<kind><body>
-// kind: s string, j JSON, b bytes, r a raw member (no body stored: the body is its id).
+// kind: s string, j JSON, b bytes, r a raw member (no body stored: the body is its id),
+// x a stub: the record is in a key of its own (see spill.ts).
 import { isUtf8 } from 'node:buffer';
 import { errors } from './errors.js';
 
@@ -148,6 +149,11 @@ function bodyOf(id: Buffer, record: Buffer, lastBar: number): Body {
       return Buffer.from(record.subarray(start));
     case 0x72: // r
       return isUtf8(id) ? id.toString('utf8') : Buffer.from(id);
+    case 0x78: // x: a stub whose body key (spill.ts) could not be read
+      throw errors.malformedRecord(
+        textOf(id),
+        `its body key (nonce ${record.toString('latin1', start)}) is gone`,
+      );
     default:
       throw errors.malformedRecord(textOf(id), 'unknown body kind');
   }

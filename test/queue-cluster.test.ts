@@ -60,6 +60,19 @@ describe.each([
     expect(counts.filter((c) => c.delayed || c.ready || c.active || c.dead)).toEqual([]);
   });
 
+  it('spills records over 64 KiB beside their group, on its slot', async () => {
+    const big = 'z'.repeat(100 * 1024);
+    const ids = await q.addBulk(
+      Array.from({ length: GROUPS }, (_, g) => ({ body: `${g}${big}`, options: { group: g } })),
+    );
+    for (const [g, id] of ids.entries()) {
+      expect((await q.get(id))?.body).toBe(`${g}${big}`);
+      const [m] = await claimAtLeast(q, g, 1);
+      expect([m?.id, m?.body]).toEqual([id, `${g}${big}`]);
+      expect(await q.ack([m as Message])).toBe(1);
+    }
+  });
+
   it('cancels, reschedules and dead-letters in any group', async () => {
     const ids = await q.addBulk(
       Array.from({ length: GROUPS }, (_, g) => ({

@@ -63,13 +63,15 @@ describe('a user with exactly the rule', () => {
     });
     try {
       await queue.ready();
+      // One body and the dead letter are over 64 KiB: spilled to keys of their own (SET, MGET).
+      const pad = 'p'.repeat(70 * 1024);
       const ids = await queue.addBulk(
         Array.from({ length: 30 }, (_, i) => ({
-          body: { list: 'acl:done' },
+          body: i === 0 ? { list: 'acl:done', pad } : { list: 'acl:done', pad: '' },
           options: { delay: i * 10 },
         })),
       );
-      const dead = await queue.add({ fail: 'no' }, { attempts: 1 });
+      const dead = await queue.add({ fail: 'no', pad }, { attempts: 1 });
       await waitFor('every message done', async () =>
         (await recorded(admin, 'acl:done')).length >= ids.length ? true : undefined,
       );
@@ -93,6 +95,8 @@ describe('a user with exactly the rule', () => {
       const listed = await runCli(['dlq', 'list', ...flags, '--json']);
       expect(JSON.parse(listed.stdout)).toMatchObject([{ id: dead }]);
       expect((await runCli(['dlq', 'purge', ...flags])).stdout).toContain('purged 1');
+      // Done and purged: their body keys went with them.
+      expect(await admin.keys(`{${PREFIX}:*}:body:*`)).toEqual([]);
     } finally {
       await launcher.stop();
       await queue.close();

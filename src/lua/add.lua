@@ -7,8 +7,11 @@
 --     one; one holding this very record is this add sent again, and is left alone;
 --   caller ids: still pending → left as it is; dead → replaced;
 --   generated ids sent again after an unknown outcome: there already → done
+-- ARGV[6] how many of them are spilled (their record is a stub: see src/spill.ts)
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
+-- then 3 per spilled message: its position among the messages, the record's
+--   bytes, the nonce of its body key (written already, with an expiry)
 -- then id, priority pairs for the messages whose priority is not 0
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
 -- Messages of priority 0 wait in the delayed set even when due now: due order
@@ -24,14 +27,16 @@ end
 
 local unit = tonumber(ARGV[1])
 local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local nSpilled = tonumber(ARGV[6])
 local count = nGenerated + nCallers + nRetried
-local FIRST = 6
+local FIRST = 7
+local SPILLED = FIRST + count * 3
 local ids = {}
 for i = 1, count do
   ids[i] = ARGV[FIRST + (i - 1) * 3]
 end
 local priorities = {}
-for i = FIRST + count * 3, #ARGV, 2 do
+for i = SPILLED + nSpilled * 3, #ARGV, 2 do
   priorities[ARGV[i]] = ARGV[i + 1]
 end
 
@@ -144,6 +149,29 @@ if now then
 elseif ARGV[2] ~= '' and #delayed > 0 then
   wakeIfEarlier(tonumber(ARGV[2]))
 end
+-- Spilled bodies: kept for good with the messages stored, and with those
+-- already there by this very record (an add sent again); dropped otherwise.
+if nSpilled > 0 then
+  local bigs = {}
+  local base = string.sub(bigKey, 1, -4) .. 'body:'
+  for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
+    local i, key = tonumber(ARGV[j]), base .. ARGV[j + 2]
+    local record = ARGV[FIRST + (i - 1) * 3 + 2]
+    if not skip[i] then
+      bigs[#bigs + 1] = ids[i]
+      bigs[#bigs + 1] = ARGV[j + 1] .. '/' .. ARGV[j + 2]
+      redis.call('PERSIST', key)
+    elseif redis.call('HGET', msgKey, ids[i]) == record then
+      redis.call('PERSIST', key)
+    else
+      redis.call('DEL', key)
+    end
+  end
+  if #bigs > 0 then
+    fill(bigKey, bigs)
+  end
+end
+
 local out = { #records / 2 }
 for i = 1, #renamed do
   out[#out + 1] = renamed[i]

@@ -156,9 +156,12 @@ local function dueMembers(horizon, count)
   return ids, dues
 end
 local direct = plain and redis.call('ZCARD', readyKey) == 0
+local anyBig = redis.call('HLEN', bigKey) > 1
 local candidates, candidateDues
 if direct then
-  candidates, candidateDues = dueMembers(now + lookahead, max)
+  -- With big records about, a batch is likely cut by bytes long before max:
+  -- look at fewer candidates (the rest stay due, so the reply says come back now).
+  candidates, candidateDues = dueMembers(now + lookahead, anyBig and math.min(max, 64) or max)
 else
   local ids, dues = dueMembers(now, limit)
   if #ids > 0 then
@@ -193,13 +196,15 @@ end
 --    budget (a record past it ends the batch, unless it is the first): records
 --    over BIG_RECORD bytes have their size in the big hash (add.lua), any other
 --    is at most that, so a chunk of n others reads at most n × BIG_RECORD.
-local sizes = nil
-if redis.call('HLEN', bigKey) > 1 then
-  sizes = bulkRead('HMGET', bigKey, candidates)
-end
+local sizes = anyBig and bulkRead('HMGET', bigKey, candidates) or nil
 local recs, taken, bytes = {}, 0, 0
+-- (A spilled record's value is "<bytes>/<nonce>": its bytes are read after the
+-- claim, by the client, but they count all the same.)
+local function sizeAt(i)
+  return sizes and sizes[i] and tonumber(string.match(sizes[i], '^%d+'))
+end
 while taken < #candidates do
-  local known = sizes and tonumber(sizes[taken + 1])
+  local known = sizeAt(taken + 1)
   local last = taken + 1
   if taken > 0 and bytes + (known or BIG_RECORD) > budget then
     break
@@ -215,7 +220,7 @@ while taken < #candidates do
   local part = redis.call('HMGET', msgKey, unpack(candidates, taken + 1, last))
   for j = 1, #part do
     recs[taken + j] = part[j]
-    bytes = bytes + (part[j] and #part[j] or #candidates[taken + j])
+    bytes = bytes + (known or (part[j] and #part[j]) or #candidates[taken + j])
   end
   taken = last
 end

@@ -9,6 +9,8 @@ local first = tonumber(ARGV[1])
 local count = math.min(tonumber(ARGV[2]), ENTRIES)
 local page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
 local budget, bytes = tonumber(ARGV[3]), 0
+-- A spilled record is a stub here, read after by the client: count its real bytes.
+local big = redis.call('EXISTS', bigKey) == 1
 local out = {}
 for i = 1, #page, 2 do
   if bytes > budget then
@@ -17,7 +19,8 @@ for i = 1, #page, 2 do
   local id = page[i]
   -- A member named like the placeholder field has no record: its name is its body.
   local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
-  bytes = bytes + #id + (rec and #rec or 0)
+  local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
+  bytes = bytes + #id + (spilled or (rec and #rec) or 0)
   out[#out + 1] = id
   out[#out + 1] = page[i + 1]
   out[#out + 1] = rec

@@ -221,6 +221,20 @@ local function forget(ids)
   end
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
+  -- Big records are rare; spilled ones ("<bytes>/<nonce>") have a body key to delete.
+  if redis.call('EXISTS', bigKey) == 1 then
+    local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
+    local base = string.sub(bigKey, 1, -4) .. 'body:'
+    for i = 1, #ids do
+      local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
+      if nonce then
+        bodies[#bodies + 1] = base .. nonce
+      end
+    end
+    for i = 1, #bodies, CHUNK do
+      redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
+    end
+  end
   -- Priorities, failures and big records are rare: skip hashes that do not exist.
   for _, key in ipairs({ priKey, attKey, errKey, reasonKey, bigKey }) do
     if redis.call('EXISTS', key) == 1 then

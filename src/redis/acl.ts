@@ -19,8 +19,9 @@ export const CLIENT_COMMANDS = [
   'script|load', // scripts loaded once at start
   'incrby', // id blocks on {prefix:g}:seq
   'blpop', // an idle actor waits on {prefix:g}:wake
-  'set', // live launcher figures: prefix:launcher:<id>
+  'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>
   'get',
+  'mget', // spilled bodies, read after a claim
   'del',
   'zadd', // the launcher index: prefix:launchers
   'zrangebyscore',
@@ -48,6 +49,7 @@ export const SCRIPT_COMMANDS = [
   'lindex',
   'llen',
   'lset',
+  'persist',
   'rpush',
   'set',
   'time',
