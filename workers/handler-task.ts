@@ -3,21 +3,32 @@
 
 import type { Message } from '../src/message.js';
 import type { Handler } from '../src/runtime/actor.js';
-import { importHandler } from '../src/runtime/handler.js';
+import { importHandler, type PoolOutcome } from '../src/runtime/handler.js';
 
 const loaded = new Map<string, Promise<Handler>>();
 
 const never = new AbortController().signal;
 
-export default async function runJob(task: {
+/** Runs a batch of jobs at once; what each threw travels back as its name and message. */
+export default async function runJobs(task: {
   handler: string;
-  job: Message;
-  lateMs: number;
-}): Promise<void> {
+  jobs: [job: Message, lateMs: number][];
+}): Promise<PoolOutcome[]> {
   let handler = loaded.get(task.handler);
   if (!handler) {
     handler = importHandler(task.handler);
     loaded.set(task.handler, handler);
   }
-  await (await handler)(task.job, { signal: never, lateMs: task.lateMs });
+  const run = await handler;
+  return Promise.all(
+    task.jobs.map(async ([job, lateMs]): Promise<PoolOutcome> => {
+      try {
+        await run(job, { signal: never, lateMs });
+        return null;
+      } catch (error) {
+        if (error instanceof Error) return { name: error.name, message: error.message };
+        return { name: 'Error', message: String(error) };
+      }
+    }),
+  );
 }

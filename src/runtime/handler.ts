@@ -38,14 +38,53 @@ export function defaultHandler(log: Logger): Handler {
   };
 }
 
+/** How a job ended on the pool: null when it resolved, else what it threw. */
+export type PoolOutcome = null | { name: string; message: string };
+
 /**
  * The pool runs the user's module on piscina threads; they get the job and how late it
  * started. A pool task cannot be told to stop: its signal never aborts.
  */
 export interface PoolApi {
-  run(job: Message, lateMs: number): Promise<void>;
+  /** runs the jobs on one pool thread, at once; an outcome for each, in order */
+  run(jobs: [job: Message, lateMs: number][]): Promise<PoolOutcome[]>;
 }
 
+/** Most jobs in one pool task: large batches would keep the other pool threads idle. */
+const POOL_BATCH = 32;
+
+/**
+ * Jobs started in one turn of the actor's event loop (a claim's batch, the timers that fired
+ * together) go to the pool as one task per POOL_BATCH: a message costs a fraction of the two
+ * thread hops (actor → launcher → pool thread, and back) instead of both.
+ */
 export function poolHandler(pool: PoolApi): Handler {
-  return (job: Message, { lateMs }: JobContext) => pool.run(job, lateMs);
+  let waiting: { job: [Message, number]; settle: (outcome: PoolOutcome | Error) => void }[] = [];
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
+    for (let at = 0; at < batch.length; at += POOL_BATCH) {
+      const part = batch.slice(at, at + POOL_BATCH);
+      pool.run(part.map((entry) => entry.job)).then(
+        (outcomes) => {
+          for (const [i, entry] of part.entries()) entry.settle(outcomes[i] ?? null);
+        },
+        (error: Error) => {
+          for (const entry of part) entry.settle(error);
+        },
+      );
+    }
+  };
+  return (job: Message, { lateMs }: JobContext) =>
+    new Promise<void>((resolve, reject) => {
+      if (waiting.length === 0) setImmediate(flush);
+      waiting.push({
+        job: [job, lateMs],
+        settle: (outcome) => {
+          if (outcome === null) resolve();
+          else if (outcome instanceof Error) reject(outcome);
+          else reject(Object.assign(new Error(outcome.message), { name: outcome.name }));
+        },
+      });
+    });
 }

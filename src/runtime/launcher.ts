@@ -156,10 +156,7 @@ export class Launcher {
     const url = this.#plan.handlerUrl;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    serve(
-      { run: (job: Message, lateMs: number) => pool.run({ handler: url, job, lateMs }) },
-      port1,
-    );
+    serve({ run: (jobs: [Message, number][]) => pool.run({ handler: url, jobs }) }, port1);
     return { actorEnd: port2, close: () => port1.close() };
   }
 
