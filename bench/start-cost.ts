@@ -4,6 +4,9 @@
  * the coordinator are in it). Used by bench/targets.ts; run on its own to repeat the measure:
  *   node dist/bench/start-cost.js [--runs 5] [--groups 10]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof dist/bench/start-cost.js --runs 1   (a profile per thread)
+ * With --idle-after S, each run then sits idle: S seconds to settle, then 20 s measured (the
+ * cores and Redis calls idle actors cost); --watch-ms 0 turns the launcher's watcher off.
+ *   node dist/bench/start-cost.js --runs 1 --idle-after 30 [--watch-ms 0]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Redis } from 'ioredis';
+import { Redis as IORedis, type Redis } from 'ioredis';
 import { type Launcher, type StartOptions, startActors } from '../src/index.js';
 import { startRedisServer } from '../src/redis/server.js';
 import { cpuSince, diffFigures, redisFigures } from './measures.js';
@@ -80,8 +83,12 @@ async function main(): Promise<void> {
     options: {
       runs: { type: 'string', default: '5' },
       groups: { type: 'string', default: '10' },
+      'idle-after': { type: 'string' },
+      'watch-ms': { type: 'string' },
     },
   });
+  const idleAfter = values['idle-after'] === undefined ? null : Number(values['idle-after']);
+  const watchMs = values['watch-ms'] === undefined ? {} : { watchMs: Number(values['watch-ms']) };
   const runs = Number(values.runs);
   const groups = Number(values.groups);
   const server = await startRedisServer();
@@ -93,12 +100,23 @@ async function main(): Promise<void> {
         groups,
         handler: BENCH_HANDLER,
         logDir: logs.dir,
+        ...watchMs,
       });
+      let idle = '';
+      if (idleAfter !== null) {
+        await sleep(idleAfter * 1000);
+        const monitor = new IORedis(server.url);
+        const cost = await measureIdle(monitor, 20_000);
+        monitor.disconnect();
+        idle =
+          `; idle from ${idleAfter} s after ready: ${cost.cores.toFixed(4)} cores, ` +
+          `${cost.redisCallsPerSecond.toFixed(0)} Redis commands/s`;
+      }
       await launcher.stop(1000);
       logs.remove();
       console.log(
         `run ${run}: ${groups} actors ready in ${cost.seconds.toFixed(2)} s, ` +
-          `${cost.cpuSeconds.toFixed(2)} CPU-s`,
+          `${cost.cpuSeconds.toFixed(2)} CPU-s${idle}`,
       );
     }
   } finally {
