@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type ScoreUnit } from '../src/index.js';
 import { keyOf } from '../src/keys.js';
 import { type Launcher, type StartOptions, startActors } from '../src/runtime/launcher.js';
+import { Watcher } from '../src/runtime/watcher.js';
 import { type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,
@@ -200,6 +201,32 @@ describe('keyspace notifications', () => {
       expect(late).toBeLessThan(1000);
     } finally {
       await launcher.stop();
+    }
+  });
+
+  it('a ZADD notified while the actor polls gets it poked all the same', async () => {
+    // The race: an actor's poll ran in Redis before the ZADD and answers after the watcher read
+    // the notified group, so the actor goes idle without the member. The watcher must not skip
+    // a busy actor then (real Redis and Watcher; the actor is a stand-in that stays busy).
+    const queue = new Queue({ redis: server.url, prefix: 'ks3', groups: 3 });
+    let pokes = 0;
+    const busy = { plannedAt: () => 0, poke: () => void pokes++ };
+    const settings = { intervalMs: 0, keyspaceEvents: 'auto' as const };
+    const watcher = new Watcher(
+      queue,
+      [2],
+      () => busy,
+      settings,
+      () => {},
+    );
+    try {
+      await watcher.start();
+      expect(watcher.notified).toBe(true);
+      await plain.zadd(keyOf('ks3', 2, 'delayed'), Date.now() - 1, 'raw:during-poll');
+      await waitFor('a poke', () => (pokes > 0 ? true : undefined), 2000);
+    } finally {
+      watcher.close();
+      await queue.close();
     }
   });
 

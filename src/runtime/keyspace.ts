@@ -6,6 +6,7 @@
 // announces only its own keys, so there is one subscriber per master.
 import { Redis } from 'ioredis';
 import { isCluster, type RedisClient } from '../redis/connection.js';
+import { withTimeout } from './rpc.js';
 
 export type KeyspaceMode = 'auto' | 'enable' | 'off';
 
@@ -15,6 +16,8 @@ export interface KeyspaceSubscription {
 
 /** Notification flags that include ZADD events on keys: K (keyspace) with z or A. */
 const covers = (flags: string) => flags.includes('K') && /[zA]/.test(flags);
+/** How long start waits for the subscriptions before it goes on without notifications. */
+const SUBSCRIBE_TIMEOUT_MS = 5_000;
 
 /**
  * Calls `onKey(key)` when a ZADD touches one of `keys`. Resolves null when notifications are
@@ -57,14 +60,22 @@ export async function watchKeyspace(
     subscriber.on('message', (channel: string, event: string) => {
       if (event === 'zadd') onKey(channel.slice(prefix.length));
     });
-    void subscriber
-      .subscribe(...keys.map((key) => `${prefix}${key}`))
-      .catch((error: Error) => onProblem(`keyspace subscription failed: ${error.message}`));
-    return subscriber;
+    return { subscriber, channels: keys.map((key) => `${prefix}${key}`) };
   });
-  return {
-    close: () => {
-      for (const subscriber of subscribers) subscriber.disconnect();
-    },
+  const close = () => {
+    for (const { subscriber } of subscribers) subscriber.disconnect();
   };
+  // Resolve only once subscribed: a ZADD right after start must already be announced to us.
+  try {
+    await withTimeout(
+      Promise.all(subscribers.map(({ subscriber, channels }) => subscriber.subscribe(...channels))),
+      SUBSCRIBE_TIMEOUT_MS,
+      'keyspace subscription',
+    );
+  } catch (error) {
+    close();
+    onProblem(`keyspace subscription failed: ${(error as Error).message}`);
+    return null;
+  }
+  return { close };
 }

@@ -36,6 +36,8 @@ export class Watcher {
   /** groups being checked now, and those to check again once that is done */
   readonly #checking = new Set<number>();
   readonly #again = new Set<number>();
+  /** groups a keyspace notification named, until a check sent after it reads them */
+  readonly #notified = new Set<number>();
   #timer: NodeJS.Timeout | undefined;
   #keyspace: KeyspaceSubscription | null = null;
   #closed = false;
@@ -63,7 +65,9 @@ export class Watcher {
       this.#settings.keyspaceEvents,
       (key) => {
         const group = byKey.get(key);
-        if (group !== undefined) this.#check([group]);
+        if (group === undefined) return;
+        this.#notified.add(group);
+        this.#check([group]);
       },
       this.#onProblem,
     );
@@ -112,6 +116,8 @@ export class Watcher {
     });
     if (fresh.length === 0 || this.#closed) return;
     for (const group of fresh) this.#checking.add(group);
+    // This call is sent after those notifications: its reply shows what they announced.
+    const notified = new Set(fresh.filter((group) => this.#notified.delete(group)));
     const { prefix, unitMs } = this.#queue.config;
     this.#queue
       .runMulti('watch-many', keyOf(prefix, fresh[0] as number, 'delayed'), [
@@ -123,7 +129,7 @@ export class Watcher {
         (reply) => {
           const flat = reply as number[];
           for (const [i, group] of fresh.entries()) {
-            this.#judge(group, flat.slice(i * 3, i * 3 + 3));
+            this.#judge(group, flat.slice(i * 3, i * 3 + 3), notified.has(group));
           }
         },
         () => {
@@ -138,10 +144,21 @@ export class Watcher {
       });
   }
 
-  #judge(group: number, [nextMs, ready, paused]: number[]): void {
+  /**
+   * Pokes the group's actor when there is work it does not know of. A busy actor polls anyway,
+   * except at one moment: a poll sent before a notified ZADD that answers after it, so the actor
+   * goes idle without it. After a notification, a busy actor is poked too: the waker keeps the
+   * poke, and its next wait ends at once (one extra claim; the next tick covers the rest).
+   */
+  #judge(group: number, [nextMs, ready, paused]: number[], notified: boolean): void {
     const actor = this.#actors(group);
-    const plan = actor?.plannedAt() ?? 0;
-    if (!actor || plan <= 0 || paused) return; // busy actors poll anyway
-    if ((ready ?? 0) > 0 || ((nextMs ?? -1) >= 0 && (nextMs as number) < plan)) actor.poke();
+    if (!actor || paused) return;
+    const plan = actor.plannedAt();
+    const work = (ready ?? 0) > 0 || (nextMs ?? -1) >= 0;
+    if (plan <= 0) {
+      if (notified && work) actor.poke();
+    } else if ((ready ?? 0) > 0 || ((nextMs ?? -1) >= 0 && (nextMs as number) < plan)) {
+      actor.poke();
+    }
   }
 }
