@@ -94,7 +94,9 @@ describe('a user with exactly the rule', () => {
       expect(produced.code).toBe(0);
       const listed = await runCli(['dlq', 'list', ...flags, '--json']);
       expect(JSON.parse(listed.stdout)).toMatchObject([{ id: dead }]);
-      expect((await runCli(['dlq', 'purge', ...flags])).stdout).toContain('purged 1');
+      const purged = await runCli(['dlq', 'purge', ...flags]);
+      expect(purged.stderr).toBe('');
+      expect(purged.stdout).toContain('purged 1');
       // Done and purged: their body keys went with them.
       expect(await admin.keys(`{${PREFIX}:*}:body:*`)).toEqual([]);
     } finally {

@@ -122,17 +122,15 @@ for i = 1, count do
   end
 end
 
+-- Sizes of big records, and "<bytes>/<nonce>" of spilled ones (below).
+local bigs = {}
 if #records > 0 then
   fill(msgKey, records)
-  local bigs = {}
   for i = 2, #records, 2 do
     if #records[i] > BIG_RECORD then
       bigs[#bigs + 1] = records[i - 1]
       bigs[#bigs + 1] = #records[i]
     end
-  end
-  if #bigs > 0 then
-    fill(bigKey, bigs)
   end
 end
 if #pris > 0 then
@@ -151,25 +149,20 @@ elseif ARGV[2] ~= '' and #delayed > 0 then
 end
 -- Spilled bodies: kept for good with the messages stored, and with those
 -- already there by this very record (an add sent again); dropped otherwise.
-if nSpilled > 0 then
-  local bigs = {}
-  local base = string.sub(bigKey, 1, -4) .. 'body:'
-  for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
-    local i, key = tonumber(ARGV[j]), base .. ARGV[j + 2]
-    local record = ARGV[FIRST + (i - 1) * 3 + 2]
-    if not skip[i] then
-      bigs[#bigs + 1] = ids[i]
-      bigs[#bigs + 1] = ARGV[j + 1] .. '/' .. ARGV[j + 2]
-      redis.call('PERSIST', key)
-    elseif redis.call('HGET', msgKey, ids[i]) == record then
-      redis.call('PERSIST', key)
-    else
-      redis.call('DEL', key)
-    end
+for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
+  local i, key = tonumber(ARGV[j]), bodyKey(ARGV[j + 2])
+  if not skip[i] then
+    bigs[#bigs + 1] = ids[i]
+    bigs[#bigs + 1] = ARGV[j + 1] .. '/' .. ARGV[j + 2]
+    redis.call('PERSIST', key)
+  elseif redis.call('HGET', msgKey, ids[i]) == ARGV[FIRST + (i - 1) * 3 + 2] then
+    redis.call('PERSIST', key)
+  else
+    redis.call('DEL', key)
   end
-  if #bigs > 0 then
-    fill(bigKey, bigs)
-  end
+end
+if #bigs > 0 then
+  fill(bigKey, bigs)
 end
 
 local out = { #records / 2 }

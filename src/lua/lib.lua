@@ -37,6 +37,11 @@ local KEEP_VALUE = string.rep('-', 80)
 -- how many records fit its byte budget before it reads them.
 local BIG_RECORD = 1024
 
+-- A spilled record's key, beside the big hash: `{prefix:g}:body:<nonce>` (src/spill.ts).
+local function bodyKey(nonce)
+  return string.sub(bigKey, 1, -4) .. 'body:' .. nonce
+end
+
 local function nowMs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -224,11 +229,10 @@ local function forget(ids)
   -- Big records are rare; spilled ones ("<bytes>/<nonce>") have a body key to delete.
   if redis.call('EXISTS', bigKey) == 1 then
     local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
-    local base = string.sub(bigKey, 1, -4) .. 'body:'
     for i = 1, #ids do
       local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
       if nonce then
-        bodies[#bodies + 1] = base .. nonce
+        bodies[#bodies + 1] = bodyKey(nonce)
       end
     end
     for i = 1, #bodies, CHUNK do
