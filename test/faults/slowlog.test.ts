@@ -6,7 +6,7 @@
  * over 64 KiB are spilled to keys of their own (src/spill.ts), so no script copies a body.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,11 +29,17 @@ beforeAll(async () => {
     extraArgs: ['--slowlog-log-slower-than', '10000', '--slowlog-max-len', '10000'],
   });
   plain = new Redis(server.url);
-  // SLOWLOG times wall clock. On 2 cores this test's own client (parsing 1 MiB replies) and
-  // the kernel's page work can keep redis-server waiting for a core for a scheduler slice
-  // (~10 ms): the client yields first, so what is timed is Redis's work, not that wait.
-  // (After the server started: a child inherits its parent's niceness.)
-  setPriority(19);
+  // SLOWLOG times wall clock. On 2 cores this test's own client (parsing 1 MiB replies, its GC
+  // threads) can keep redis-server waiting for a core for a scheduler slice (~10 ms), so what
+  // is timed would be that wait, not Redis's work: every thread of this process yields first
+  // (after the server started: a child inherits its parent's niceness), and where allowed
+  // (root, as in CI) the server gets ahead of everything else.
+  for (const thread of readdirSync('/proc/self/task')) setPriority(Number(thread), 19);
+  try {
+    setPriority(server.pid, -10);
+  } catch {
+    // not permitted: the client's niceness alone
+  }
 });
 
 afterAll(async () => {
@@ -77,9 +83,14 @@ async function slowScripts(): Promise<string[]> {
 describe('5,000 due messages of 1 MiB', () => {
   it('no script call reaches 10 ms: adds, the promoting claim, and the drain', {
     timeout: 300_000,
+    // Once more on a miss: a VM's rare stall (a page reclaimed under the server, a neighbour's
+    // burst) can land on any one of ~12,000 calls; the code this guards against misses every time
+    // (each 1 MiB add 10-21 ms, one claim 7 s).
+    retry: 1,
   }, async () => {
     const queue = new Queue({ redis: server.url, groups: 1, maxBodyBytes: 2 * 1024 * 1024 });
     try {
+      await plain.flushall(); // a retry starts from an empty server too
       await queue.ready();
       await plain.call('SLOWLOG', 'RESET');
       let lastDue = 0;
