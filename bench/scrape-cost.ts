@@ -4,13 +4,14 @@
  * (so a drift of the machine spreads over both), then both rates and their ratio. Target:
  * scraping costs under 1 % of the drain rate.
  *
- *   npm run build && node dist/bench/scrape-cost.js [--seconds 60] [--rounds 1] [--every 1000]
+ *   npm run build && node dist/bench/scrape-cost.js [--seconds 60] [--rounds 1] [--every 1000] [--cpu-only]
  *
  * Runs on a private redis-server on loopback; the launcher serves HTTP on 127.0.0.1 in both
  * phases (its dashboard reading runs in both), so the difference is the scraping alone.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue } from '../src/queue.js';
@@ -21,7 +22,8 @@ const USAGE = `usage: node dist/bench/scrape-cost.js [options]
   --seconds N   length of each phase (default 60)
   --rounds N    phases without / with scraping, alternating (default 1 of each)
   --every MS    time between scrapes (default 1000)
-  --groups N    actors (default 10)`;
+  --groups N    actors (default 10)
+  --cpu-only    only the CPU one scrape costs (idle launcher), no drain phases`;
 
 /** Keep at least this many messages waiting, so the actors never run dry. */
 const LOW_WATER = 40_000;
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
     options: {
       seconds: { type: 'string', default: '60' },
       rounds: { type: 'string', default: '1' },
+      'cpu-only': { type: 'boolean', default: false },
       every: { type: 'string', default: '1000' },
       groups: { type: 'string', default: '10' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -75,6 +78,15 @@ async function main(): Promise<void> {
     });
     const running = launcher;
     const url = new URL('/metrics', running.http?.url);
+    // The direct figure first: what one scrape costs this process's CPU, measured while idle
+    // (the drain figures below move by several % between equal phases on a busy 2-core box).
+    const perScrapeMs = await cpuPerScrape(url);
+    const share = perScrapeMs / everyMs / availableParallelism();
+    console.log(
+      `CPU per scrape, idle launcher: ${perScrapeMs.toFixed(2)} ms ` +
+        `(${(share * 100).toFixed(2)} % of this machine's cores at one scrape per ${everyMs} ms)`,
+    );
+    if (values['cpu-only']) return;
     let added = 0;
     const feeder = (async () => {
       while (feeding) {
@@ -136,6 +148,29 @@ async function measure(
 }
 
 const rate = (p: Phase) => (p.done * 1000) / p.ms;
+
+/**
+ * CPU ms of this whole process per scrape, above its idle rate: 25 s for start-up work to
+ * settle (V8's memory reducer runs full GCs in every thread for ~20 s), 5 s idle, 100 scrapes.
+ */
+async function cpuPerScrape(url: URL): Promise<number> {
+  await sleep(25_000);
+  const idleFrom = process.cpuUsage();
+  const idleStart = performance.now();
+  await sleep(5000);
+  const idleRate = cpuMs(process.cpuUsage(idleFrom)) / (performance.now() - idleStart);
+  const from = process.cpuUsage();
+  const start = performance.now();
+  const count = 100;
+  for (let i = 0; i < count; i++) {
+    await (await fetch(url)).text();
+    await sleep(50);
+  }
+  const spent = cpuMs(process.cpuUsage(from)) - idleRate * (performance.now() - start);
+  return spent / count;
+}
+
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 function report(phases: Phase[], everyMs: number): void {
   const total = (scraping: boolean) => {
