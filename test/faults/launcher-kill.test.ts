@@ -11,14 +11,13 @@ import { killHard, startSkyq, stopGracefully } from './helpers/processes.js';
 import { saveCost } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
 import {
-  account,
+  expectNoneLost,
   firstClaimedAfter,
   hexOf,
   lastFinishOf,
   leasedIds,
   TALLY,
   tokenMarks,
-  waitAllFinished,
 } from './helpers/tally.js';
 
 const servers = useFaultServers();
@@ -64,12 +63,8 @@ describe('kill -9 of a launcher', () => {
       await flow.stop();
 
       const acked = [...backlog, ...flow.acked];
-      const finishes = await waitAllFinished(servers.record, acked.map(hexOf), 60_000);
-      const result = account(acked.map(hexOf), finishes);
-      expect(result.lost).toEqual([]);
+      const { finishes, result } = await expectNoneLost(servers.record, acked.map(hexOf), leased);
       expect(result.unexpected).toBe(0);
-      expect(result.duplicated.filter((h) => !leased.has(h))).toEqual([]);
-      expect(result.duplicates).toBeLessThanOrEqual(leased.size);
       expect(leased.size).toBeGreaterThan(0); // the kill did land mid-run
 
       const recoveryMs = firstClaimedAfter(finishes, marks) - faultAt;

@@ -21,14 +21,13 @@ import { startFlow } from './helpers/flow.js';
 import { freeze } from './helpers/processes.js';
 import { type FaultCost, saveCost } from './helpers/results.js';
 import {
-  account,
+  expectNoneLost,
   firstClaimedAfter,
   hexOf,
   lastFinishOf,
   leasedIds,
   TALLY,
   tokenMarks,
-  waitAllFinished,
 } from './helpers/tally.js';
 
 const GROUPS = 4;
@@ -86,11 +85,7 @@ async function throughFault(
     await flow.stop();
 
     const acked = flow.acked.map(hexOf);
-    const finishes = await waitAllFinished(record, acked, 60_000);
-    const result = account(acked, finishes);
-    expect(result.lost).toEqual([]);
-    expect(result.duplicated.filter((h) => !leased.has(h))).toEqual([]);
-    expect(result.duplicates).toBeLessThanOrEqual(leased.size);
+    const { finishes, result } = await expectNoneLost(record, acked, leased);
     // Nothing can be claimed while Redis is dead or frozen: the first new claim comes after.
     const resumedAt = firstClaimedAfter(finishes, marks, undefined, backAt);
     expect(resumedAt).toBeLessThan(Number.POSITIVE_INFINITY);

@@ -9,6 +9,7 @@
  * finish whose token is above the counter read at the fault came from a claim made after it.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { expect } from 'vitest';
 import { groupKeys, keyOf } from '../../../src/keys.js';
 import { waitFor } from '../../helpers/queue.js';
 
@@ -109,6 +110,23 @@ export async function waitAllFinished(
       `${(error as Error).message}: ${missing.length} never finished, e.g. ${shown.join(', ')}`,
     );
   }
+}
+
+/**
+ * The suite's property after a fault: every acknowledged id finishes (waited for up to a
+ * minute), and only ids leased at the fault run twice, no more of them than were leased.
+ */
+export async function expectNoneLost(
+  recorder: Client,
+  acked: string[],
+  leased: ReadonlySet<string>,
+): Promise<{ finishes: Finish[]; result: Account }> {
+  const finishes = await waitAllFinished(recorder, acked, 60_000);
+  const result = account(acked, finishes);
+  expect(result.lost).toEqual([]);
+  expect(result.duplicated.filter((h) => !leased.has(h))).toEqual([]);
+  expect(result.duplicates).toBeLessThanOrEqual(leased.size);
+  return { finishes, result };
 }
 
 /**
