@@ -4,14 +4,21 @@
  * (SKYQ_EMBEDDED_PORT) and in a temporary working directory, since the default port (6379)
  * may belong to someone else on this machine.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedRedis, knock, savedPassword } from '../src/cli/embedded.js';
 import { findFreePort } from '../src/redis/server.js';
 import { startStandalone } from './helpers/redis.js';
-import { CLI, type CliChild, finish, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
+import {
+  CLI,
+  type CliChild,
+  finish,
+  removeTempDirs,
+  spawnNode,
+  tempDir,
+  waitFor,
+} from './helpers/runtime.js';
 
 afterAll(removeTempDirs);
 
@@ -26,37 +33,11 @@ function modesUnder(dir: string, prefix = ''): [string, number][] {
   });
 }
 
-function withoutRedisUrl(): NodeJS.ProcessEnv {
-  const { REDIS_URL: _ignored, ...env } = process.env;
-  return env;
-}
-
 /** The compiled CLI run from `cwd` (where ./.skyq lives) with the embedded port set. */
 function cliIn(cwd: string, port: number, args: string[]): CliChild {
-  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    // No REDIS_URL: the commands must find the embedded server by themselves.
-    env: { ...withoutRedisUrl(), SKYQ_EMBEDDED_PORT: String(port) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  const done = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err }));
-  });
-  return { child, stdout: () => out, stderr: () => err, done };
+  // No REDIS_URL: the commands must find the embedded server by themselves.
+  const env = { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) };
+  return spawnNode(CLI, args, env, [], cwd);
 }
 
 const ready = (run: CliChild) =>

@@ -89,15 +89,19 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliChild 
   return spawnNode(CLI, args, env);
 }
 
-/** Runs a Node script as a child process (`nodeArgs` go to node itself), collecting its output. */
+/**
+ * Runs a Node script as a child process (`nodeArgs` go to node itself), collecting its output.
+ * `env` is laid over this process's environment; a variable set to undefined is left out.
+ */
 export function spawnNode(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
   nodeArgs: string[] = [],
+  cwd = ROOT,
 ): CliChild {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
