@@ -82,6 +82,18 @@ export function recordOf(header: string, body: StoredBody): string | Buffer {
 const BAR = 0x7c; // '|'
 const DASH = 0x2d; // '-'
 
+/**
+ * Where the header's four bars are (fewer when it does not parse): the byte after the last is
+ * the body's kind. A header is at most ~60 bytes, so only the first 64 are looked at.
+ */
+export function headerBars(record: Buffer): number[] {
+  const bars: number[] = [];
+  for (let i = 0; i < record.length && i < 64 && bars.length < 4; i++) {
+    if (record[i] === BAR) bars.push(i);
+  }
+  return bars;
+}
+
 /** A header field's digits as a number (base 10 or 36); -1 when a byte is not a digit. */
 function numberAt(record: Buffer, from: number, to: number, base: 10 | 36): number {
   let n = 0;
@@ -101,12 +113,9 @@ function numberAt(record: Buffer, from: number, to: number, base: 10 | 36): numb
  * it is valid UTF-8, else the bytes).
  */
 export function decodeRecord(id: Buffer, record: Buffer): DecodedRecord {
-  const bars = [0, 0, 0, 0];
-  let found = 0;
-  for (let i = 0; i < record.length && i < 64 && found < 4; i++) {
-    if (record[i] === BAR) bars[found++] = i;
-  }
-  const [b1, b2, b3, b4] = bars as [number, number, number, number];
+  const bars = headerBars(record);
+  const found = bars.length;
+  const [b1 = 0, b2 = 0, b3 = 0, b4 = 0] = bars;
   const kind = record[b3 + 1];
   const dash = record.indexOf(DASH, b3 + 2);
   const delayEnd = dash > 0 && dash < b4 ? dash : b4;

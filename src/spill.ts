@@ -9,6 +9,7 @@
 // stored, and deleted with its message (lib.lua forget), so a failed add leaves nothing for
 // long.
 import { randomBytes } from 'node:crypto';
+import { headerBars } from './record.js';
 import type { RedisClient } from './redis/connection.js';
 
 /** Records longer than this are spilled. */
@@ -16,7 +17,6 @@ export const SPILL_BYTES = 64 * 1024;
 /** How long a body key lives before add.lua keeps it: far longer than any add takes. */
 export const SPILL_TTL_MS = 24 * 3_600_000;
 
-const BAR = 0x7c; // '|'
 const STUB = 0x78; // 'x'
 /** Longer records are not stubs: a header is at most ~60 bytes, the nonce 12. */
 const STUB_MAX = 96;
@@ -52,13 +52,10 @@ export function storeSpills(
 /** The nonce of a stub record; null for any other record. */
 export function nonceOf(record: Buffer | null | undefined): string | null {
   if (!record || record.length > STUB_MAX) return null;
-  let bars = 0;
-  for (let i = 0; i < record.length; i++) {
-    if (record[i] === BAR && ++bars === 4) {
-      return record[i + 1] === STUB ? record.toString('latin1', i + 2) : null;
-    }
-  }
-  return null;
+  const last = headerBars(record)[3];
+  return last !== undefined && record[last + 1] === STUB
+    ? record.toString('latin1', last + 2)
+    : null;
 }
 
 /** unspill() bound to a queue's client and prefix. */
