@@ -238,9 +238,10 @@ local function forget(ids)
     for i = 1, #bodies, CHUNK do
       redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
     end
+    bulk('HDEL', bigKey, ids)
   end
-  -- Priorities, failures and big records are rare: skip hashes that do not exist.
-  for _, key in ipairs({ priKey, attKey, errKey, reasonKey, bigKey }) do
+  -- Priorities and failures are rare too: skip hashes that do not exist.
+  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
     if redis.call('EXISTS', key) == 1 then
       bulk('HDEL', key, ids)
     end
