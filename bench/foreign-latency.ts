@@ -10,10 +10,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { keyOf } from '../src/keys.js';
+import { keyOf } from '../src/base/keys.js';
 import { startRedisServer } from '../src/redis/server.js';
 import type { KeyspaceMode } from '../src/runtime/keyspace.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { listenForStarts } from './handler-starts.js';
 import { LatenessRecorder } from './measures.js';
 import { BENCH_HANDLER, tempLogDir } from './start-cost.js';

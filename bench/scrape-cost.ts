@@ -14,9 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Queue } from '../src/queue.js';
+import { Queue } from '../src/queue/queue.js';
 import { startRedisServer } from '../src/redis/server.js';
-import { type Launcher, startActors } from '../src/runtime/launcher.js';
+import type { Launcher } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 
 const USAGE = `usage: node dist/bench/scrape-cost.js [options]
   --seconds N   length of each phase (default 60)

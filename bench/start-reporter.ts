@@ -2,7 +2,7 @@
 // batches over a BroadcastChannel (one message per job would cost more than the job itself).
 import { performance } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { Message } from '../src/message.js';
+import type { Message } from '../src/queue/message.js';
 
 /**
  * One channel per group, so each report goes to the bench and not to every actor (a

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Message, Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
 import type { LauncherStats } from '../src/runtime/launcher-stats.js';
+import { startActors } from '../src/start.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { removeTempDirs, runCli, tempDir, waitFor } from './helpers/runtime.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
-import { redactText, redactUrl } from '../src/redact.js';
+import { redactText, redactUrl } from '../src/base/redact.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
   type CliResult,

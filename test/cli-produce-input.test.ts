@@ -4,8 +4,8 @@
  * and spreading messages over the groups. The compiled CLI against a private redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashString } from '../src/base/keys.js';
 import { homeGroup, Queue } from '../src/index.js';
-import { hashString } from '../src/keys.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { spawnCli } from './helpers/runtime.js';
 

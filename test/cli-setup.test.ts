@@ -57,7 +57,7 @@ it('the first npx skyq skips the build while dist/ is current, and prepare rebui
   expect(out).not.toContain('BUILD-RAN');
 
   const edited = new Date(Date.now() + 20_000);
-  utimesSync(join(copy, 'src/queue.ts'), edited, edited);
+  utimesSync(join(copy, 'src/queue/queue.ts'), edited, edited);
   const prepare = npm(copy, ['run', 'prepare']);
   expect(prepare.status).toBe(0);
   expect(prepare.stdout).toContain('BUILD-RAN');

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpHandle, serveDashboard } from '../src/http/index.js';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { httpLauncher, postJson } from './helpers/http.js';
 import { freshPrefix } from './helpers/queue.js';
 import { tempDir, useRuntimeRedis } from './helpers/runtime.js';

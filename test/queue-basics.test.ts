@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { keyOf } from '../src/base/keys.js';
 import { homeGroup, type Message } from '../src/index.js';
-import { keyOf } from '../src/keys.js';
 import { claimAtLeast, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
 
 const redis = useQueueRedis();

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_NAMES } from '../src/base/keys.js';
 import { groupKeys, type Message, Queue } from '../src/index.js';
-import { KEY_NAMES } from '../src/keys.js';
 import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { keyOf } from '../src/base/keys.js';
 import type { Message, Queue, ScoreUnit } from '../src/index.js';
-import { keyOf } from '../src/keys.js';
 import { recordsIn, redisNow, useQueueRedis, waitFor } from './helpers/queue.js';
 
 const redis = useQueueRedis();

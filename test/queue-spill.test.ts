@@ -1,13 +1,13 @@
 /**
- * Records over 64 KiB live in a key of their own (src/spill.ts): no script copies them, so a
+ * Records over 64 KiB live in a key of their own (src/queue/spill.ts): no script copies them, so a
  * 1 MiB message costs a script call no more than a small one. What must hold: bodies come back
  * intact everywhere (claim, get, dead letters), the key goes with its message (ack, cancel,
  * purge), an add that stores nothing leaves no key behind, and an add sent again keeps its key.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareMessage } from '../src/add-options.js';
-import { keyOf } from '../src/keys.js';
-import { bodyKey, nonceOf, SPILL_BYTES } from '../src/spill.js';
+import { keyOf } from '../src/base/keys.js';
+import { prepareMessage } from '../src/queue/add-options.js';
+import { bodyKey, nonceOf, SPILL_BYTES } from '../src/queue/spill.js';
 import { useQueueRedis } from './helpers/queue.js';
 
 const redis = useQueueRedis();

@@ -17,7 +17,7 @@ import {
   CLIENT_COMMANDS,
   SCRIPT_COMMANDS,
 } from '../src/redis/acl.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
   FIXTURE_ENV,

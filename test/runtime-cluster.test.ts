@@ -5,7 +5,7 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
 import {
   FIXTURE_ENV,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { fixture, recorded, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { type Launcher, startActors } from '../src/runtime/launcher.js';
+import type { Launcher } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { fixture, recorded, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();

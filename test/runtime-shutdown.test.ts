@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import {
   fixture,
   idsByState,

@@ -8,7 +8,7 @@
  * (The SLOWLOG view of the same, 5,000 messages of 1 MiB, is in test/faults/slowlog.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { keyOf } from '../src/keys.js';
+import { keyOf } from '../src/base/keys.js';
 import { useQueueRedis } from './helpers/queue.js';
 
 const redis = useQueueRedis();

@@ -7,8 +7,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReplyClock } from '../src/clock.js';
 import { Queue } from '../src/index.js';
+import { ReplyClock } from '../src/queue/clock.js';
 import {
   type RedisClusterHandle,
   type RedisServerHandle,

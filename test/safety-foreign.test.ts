@@ -7,10 +7,11 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyOf } from '../src/base/keys.js';
 import { Queue, type ScoreUnit } from '../src/index.js';
-import { keyOf } from '../src/keys.js';
-import { type Launcher, type StartOptions, startActors } from '../src/runtime/launcher.js';
+import type { Launcher } from '../src/runtime/launcher.js';
 import { Watcher } from '../src/runtime/watcher.js';
+import { type StartOptions, startActors } from '../src/start.js';
 import { type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Message, Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { untilRedisTime } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 

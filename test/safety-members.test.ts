@@ -5,9 +5,9 @@
  * ack, and the actor retried that poll forever.
  */
 import { describe, expect, it } from 'vitest';
+import { KEEP_FIELD, keyOf } from '../src/base/keys.js';
 import { Queue } from '../src/index.js';
-import { KEEP_FIELD, keyOf } from '../src/keys.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { recordsIn } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 

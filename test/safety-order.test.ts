@@ -9,9 +9,9 @@
  * - addBulk cuts calls by bytes too, and when some calls fail it says which items went in.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareMessage } from '../src/add-options.js';
+import { keyOf } from '../src/base/keys.js';
 import { AddBulkError, type Message, Queue, SkyqError } from '../src/index.js';
-import { keyOf } from '../src/keys.js';
+import { prepareMessage } from '../src/queue/add-options.js';
 import { recordsIn, redisNow, untilRedisTime, useQueueRedis } from './helpers/queue.js';
 import { startStandalone } from './helpers/redis.js';
 

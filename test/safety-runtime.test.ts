@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
+import { startActors } from '../src/start.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
   FIXTURE_ENV,

@@ -7,8 +7,8 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { startActors } from '../src/runtime/launcher.js';
 import { planStart } from '../src/runtime/start-options.js';
+import { startActors } from '../src/start.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();

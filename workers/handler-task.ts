@@ -1,7 +1,7 @@
 // piscina task: runs the user's handler module on a pool thread for CPU-heavy
 // work. It gets the job only; Redis connections and timers stay in the actors.
 
-import type { Message } from '../src/message.js';
+import type { Message } from '../src/queue/message.js';
 import type { Handler } from '../src/runtime/actor.js';
 import { importHandler, type PoolOutcome } from '../src/runtime/handler.js';
 

@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import { formatResultsTable } from '../../bench/report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
 import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
-import { errors } from '../errors.js';
-import { redactUrl } from '../redact.js';
+import { errors } from '../base/errors.js';
+import { redactUrl } from '../base/redact.js';
 import { startRedisServer } from '../redis/server.js';
 import { parseCount, parseDuration } from './duration.js';
 

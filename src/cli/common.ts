@@ -1,8 +1,8 @@
 // Flags every command shares: where Redis is (URL or cluster, TLS files) and
 // how the queue is laid out.
 import type { Command } from 'commander';
-import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../config.js';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
+import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../queue/config.js';
 import { checkRedisUrl, parseClusterNodes } from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';

@@ -1,10 +1,10 @@
 // skyq dashboard: the web dashboard on its own, showing every launcher that publishes its
 // figures to this Redis. Also the --http / --auth-token flags `skyq start` shares.
 import type { Command } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { type HttpOptions, serveDashboard } from '../http/index.js';
 import { TOKEN_ENV } from '../http/policy.js';
-import { Queue } from '../queue.js';
+import { Queue } from '../queue/queue.js';
 import { withTimeout } from '../runtime/rpc.js';
 import { type ConnectionFlags, queueOptions, withConnectionFlags } from './common.js';
 

@@ -1,6 +1,6 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import type { Command } from 'commander';
-import { Queue } from '../queue.js';
+import { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';

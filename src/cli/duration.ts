@@ -1,6 +1,6 @@
 // Parsers for the values CLI flags take: durations ("5s", "250ms", "2m", "1h"),
 // whole numbers, group lists ("0,3,7") and points in time (ISO or epoch ms).
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const UNIT_HINT = 'expected a duration with a unit: 500ms, 5s, 2m or 1h';

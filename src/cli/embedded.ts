@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from '../redis/server.js';
 
 export const EMBEDDED_DIR = '.skyq';

@@ -1,8 +1,8 @@
 // What the CLI prints when a command fails: one readable line, never a
 // password. Redis trouble (unreachable, NOPERM, a reply error) is explained;
 // only an unexpected error (a bug) keeps its stack, redacted too.
-import { SkyqError } from '../errors.js';
-import { redactText } from '../redact.js';
+import { SkyqError } from '../base/errors.js';
+import { redactText } from '../base/redact.js';
 import { explainRedisError } from '../redis/explain.js';
 import { withoutScriptLocation } from './preview.js';
 

@@ -1,7 +1,7 @@
 // skyq get <id>: where one message is and how it went: state, due time,
 // attempts, last error, dead reason and a preview of its body.
 import type { Command } from 'commander';
-import type { MessageInfo } from '../message-info.js';
+import type { MessageInfo } from '../queue/message-info.js';
 import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';

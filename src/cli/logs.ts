@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { actorLogFile, DEFAULT_LOG_DIR } from '../runtime/logger.js';
 import { parseCount } from './duration.js';
 import { LogFollower } from './log-follow.js';

@@ -3,9 +3,10 @@
 // body is required (any JSON value; a string is stored as is). delay is a
 // duration with a unit ("5s") or a number of milliseconds (as in the library's
 // add options); the flags --delay, --priority and --key give the defaults.
-import type { AddOptions } from '../add-options.js';
-import { errors } from '../errors.js';
-import type { Body } from '../record.js';
+
+import { errors } from '../base/errors.js';
+import type { AddOptions } from '../queue/add-options.js';
+import type { Body } from '../queue/record.js';
 import { parseDuration } from './duration.js';
 
 export const JSON_LINE_FIELDS = ['body', 'delay', 'priority', 'key', 'id'] as const;

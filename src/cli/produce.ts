@@ -4,8 +4,8 @@
 // Messages without a key or id go round-robin over the groups from the
 // Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
-import type { AddOptions } from '../add-options.js';
-import type { Queue } from '../queue.js';
+import type { AddOptions } from '../queue/add-options.js';
+import type { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, withConnectionFlags } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
 import { type ProduceItem, parseJsonLine } from './produce-json.js';

@@ -1,7 +1,7 @@
 // skyq reschedule <id> --delay 10m | --at 2030-01-31T09:00:00Z: a new due time
 // for a delayed or ready message.
 import type { Command } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { type ConnectionFlags, withConnectionFlags } from './common.js';
 import { parseCount, parseDuration, parseTime } from './duration.js';
 import { whenText } from './when.js';

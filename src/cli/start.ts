@@ -2,8 +2,8 @@
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
-import { type StartOptions, startActors } from '../runtime/launcher.js';
 import { checkLogLevel } from '../runtime/logger.js';
+import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList } from './duration.js';

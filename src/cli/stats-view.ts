@@ -1,7 +1,7 @@
 // What `skyq stats` prints: one table of group depths (a group that cannot be
 // read is shown as broken with the reason, a paused one as paused), then each
 // running launcher's actors.
-import type { GroupCounts } from '../queue.js';
+import type { GroupCounts } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { printable, withoutScriptLocation } from './preview.js';
 import { table } from './table.js';

@@ -2,8 +2,8 @@
 // launcher publishes (per actor: counters, lateness, state, restarts).
 // --watch refreshes: in place in a terminal, one table per interval otherwise.
 import type { Command } from 'commander';
-import { errors } from '../errors.js';
-import type { Queue } from '../queue.js';
+import { errors } from '../base/errors.js';
+import type { Queue } from '../queue/queue.js';
 import { readAllStats } from '../runtime/registry.js';
 import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
 import { describeMs, parseDuration } from './duration.js';

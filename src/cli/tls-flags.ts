@@ -2,7 +2,7 @@
 // files read here, so the connection gets their PEM text and a missing file is
 // named at once instead of failing deep inside a TLS handshake.
 import { readFileSync } from 'node:fs';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { checkTls, type TlsOptions } from '../redis/tls.js';
 
 export interface TlsFlags {

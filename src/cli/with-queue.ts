@@ -1,6 +1,6 @@
 // Runs one command's work with a Queue built from its connection flags, and
 // closes the queue however the work ends.
-import { Queue } from '../queue.js';
+import { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, queueOptions } from './common.js';
 
 export async function withQueue<T>(

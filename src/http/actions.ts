@@ -1,8 +1,8 @@
 // The dashboard's write side. Each action is a POST (the server checks it is same-origin and
 // JSON, see policy.ts) and answers after a fresh reading, so the page's next poll shows it.
 // Bulk dead-letter actions need an explicit `all: true`: an empty body never means everything.
-import { errors } from '../errors.js';
-import { checkDuration, checkEpochMs } from '../options.js';
+import { errors } from '../base/errors.js';
+import { checkDuration, checkEpochMs } from '../queue/options.js';
 import type { ApiContext } from './api.js';
 import { json, type Reply, type Route } from './server.js';
 

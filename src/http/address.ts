@@ -1,7 +1,7 @@
 // Where the HTTP server listens: `--http` alone, `--http 9464`, `--http host:port`,
 // `--http [::1]:9464`. Loopback is the default; anything else needs a token (policy.ts).
 import { isIP } from 'node:net';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
 /** the port Prometheus exporters of this kind commonly take */

@@ -1,8 +1,8 @@
 // The dashboard's read side: the overview (depths, actors, recent samples), a page of dead
 // letters, and one job by id. Everything but dead letters and jobs comes from the History's
 // last reading, so pages polling every second add no Redis work.
-import { errors } from '../errors.js';
-import type { Queue } from '../queue.js';
+import { errors } from '../base/errors.js';
+import type { Queue } from '../queue/queue.js';
 import { actorKey, type History } from './history.js';
 import { preview } from './preview.js';
 import { json, problem, type Reply, type Route } from './server.js';

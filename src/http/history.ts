@@ -1,7 +1,7 @@
 // The dashboard's memory: one reading of depths and launcher figures per second, kept for the
 // last ten minutes in a ring, so a page opened (or reloaded) now still draws the recent past,
 // and any number of open pages cost Redis nothing more than this one reading.
-import type { GroupCounts } from '../queue.js';
+import type { GroupCounts } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { LatenessWindow, type WindowLateness } from './lateness-window.js';
 

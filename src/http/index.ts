@@ -1,9 +1,10 @@
 // The HTTP layer: /metrics and /healthz of a launcher, and the dashboard, either inside a
 // launcher (`skyq start --http`, figures read from its own actors) or on its own
 // (`skyq dashboard`, figures every launcher publishes to Redis).
-import type { QueueOptions } from '../config.js';
-import { errors } from '../errors.js';
-import { Queue } from '../queue.js';
+
+import { errors } from '../base/errors.js';
+import type { QueueOptions } from '../queue/config.js';
+import { Queue } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';

@@ -3,7 +3,7 @@
 // stat blocks, through the coordinator) and the group depths once, and every series is filled
 // from that one reading.
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { GroupCounts } from '../queue.js';
+import type { GroupCounts } from '../queue/queue.js';
 import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
 import { ACTOR_STATES, type CounterName, type HistogramName } from '../runtime/stat-block.js';
 import { BucketHistogram } from './bucket-histogram.js';

@@ -12,7 +12,7 @@
 //   must be same-origin.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { isLoopbackHost, type ListenAddress, urlOf } from './address.js';
 
 export const SESSION_COOKIE = 'skyq_session';

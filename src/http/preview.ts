@@ -1,7 +1,7 @@
 // A message body as text for the page, cut to a length. The page shows it with textContent, so
 // whatever it holds (markup included) stays text.
 import { isUtf8 } from 'node:buffer';
-import type { Body } from '../record.js';
+import type { Body } from '../queue/record.js';
 
 export interface Preview {
   text: string;

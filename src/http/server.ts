@@ -3,7 +3,7 @@
 // being framed, sniffed or made to load anything from elsewhere.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errors, SkyqError } from '../errors.js';
+import { errors, SkyqError } from '../base/errors.js';
 import { type ListenAddress, urlOf } from './address.js';
 import type { AccessPolicy } from './policy.js';
 

@@ -7,7 +7,7 @@
 --     one; one holding this very record is this add sent again, and is left alone;
 --   caller ids: still pending → left as it is; dead → replaced;
 --   generated ids sent again after an unknown outcome: there already → done
--- ARGV[6] how many of them are spilled (their record is a stub: see src/spill.ts)
+-- ARGV[6] how many of them are spilled (their record is a stub: see src/queue/spill.ts)
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
 -- then 3 per spilled message: its position among the messages, the record's

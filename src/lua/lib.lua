@@ -15,7 +15,7 @@
 -- Lease: while a message is leased the due hash holds "<due ms>/<token>"; ack,
 --   fail, release and extend act only for a caller whose token matches.
 
--- KEYS, the same for every script, in the order of src/keys.ts:
+-- KEYS, the same for every script, in the order of src/base/keys.ts:
 local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
@@ -29,7 +29,7 @@ local CHUNK = 6000 -- stay well below Lua's unpack() limit
 -- µs a field here, against 0.66 in a hashtable). One field with a value longer
 -- than hash-max-listpack-value turns a hash into a hashtable for good, and
 -- since it is never deleted, the hash is never recreated small. Its name is
--- not valid UTF-8; src/keys.ts KEEP_FIELD is the same.
+-- not valid UTF-8; src/base/keys.ts KEEP_FIELD is the same.
 local KEEP_FIELD = '\255skyq:keep-hashtable'
 local KEEP_VALUE = string.rep('-', 80)
 
@@ -37,7 +37,7 @@ local KEEP_VALUE = string.rep('-', 80)
 -- how many records fit its byte budget before it reads them.
 local BIG_RECORD = 1024
 
--- A spilled record's key, beside the big hash: `{prefix:g}:body:<nonce>` (src/spill.ts).
+-- A spilled record's key, beside the big hash: `{prefix:g}:body:<nonce>` (src/queue/spill.ts).
 local function bodyKey(nonce)
   return string.sub(bigKey, 1, -4) .. 'body:' .. nonce
 end

@@ -8,7 +8,7 @@
 -- a script may read such keys only when they come as arguments, not as KEYS.
 -- KEYS[1] the first group's delayed set (it routes the call to its master)
 -- ARGV[1] unit: ms per delayed-set score unit; ARGV[2] the key prefix
--- ARGV[3..] the groups (their key names are made here: see src/keys.ts)
+-- ARGV[3..] the groups (their key names are made here: see src/base/keys.ts)
 -- Returns for each group: next event in ms (the earlier of the delayed set's
 -- head and the first lease to expire, >= 0; -1 when neither), ready count, paused
 local unit, prefix = tonumber(ARGV[1]), ARGV[2]

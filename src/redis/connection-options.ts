@@ -1,8 +1,8 @@
 // What a connection is made from: the options, their checks, and how a target
 // is shown (never with its password). connection.ts turns them into clients.
 import type { Cluster, Redis } from 'ioredis';
-import { errors } from '../errors.js';
-import { redactUrl } from '../redact.js';
+import { errors } from '../base/errors.js';
+import { redactUrl } from '../base/redact.js';
 import { checkTls, type TlsOptions } from './tls.js';
 
 export type RedisClient = Redis | Cluster;

@@ -4,7 +4,7 @@
 // error event" flood) and remembers why it last failed, so a command that
 // fails for want of a connection can say so in one line.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { errors, type SkyqError } from '../errors.js';
+import { errors, type SkyqError } from '../base/errors.js';
 import {
   type ConnectionOptions,
   checkConnectionOptions,

@@ -1,7 +1,7 @@
 // Turns what Redis or ioredis throws into a SkyqError a person can act on:
 // NOPERM names the ACL rule a skyq user needs, a lost connection names the
 // target and the reason. Anything else is passed through unchanged.
-import { errors, SkyqError } from '../errors.js';
+import { errors, SkyqError } from '../base/errors.js';
 import { aclSetUser } from './acl.js';
 import { explainConnectionError, type RedisClient } from './connection.js';
 

@@ -4,7 +4,7 @@
 // as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
 // when the cache is empty).
 import { readFileSync } from 'node:fs';
-import { KEY_NAMES } from '../keys.js';
+import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
 

@@ -2,7 +2,7 @@
 // default `tls-auth-clients yes`), the client's certificate and key. Plain data
 // (PEM text or bytes), so the options can travel to actor threads as they are.
 import type { ConnectionOptions } from 'node:tls';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 
 type Pem = string | Uint8Array;
 

@@ -1,9 +1,9 @@
 // Everything an actor thread does at start: connect, load scripts, load the
 // handler, then say "ready" to the launcher, or "failed" with the reason.
 import type { MessagePort } from 'node:worker_threads';
-import { type QueueOptions, queueConfig } from '../config.js';
-import { keyOf } from '../keys.js';
-import { Queue } from '../queue.js';
+import { keyOf } from '../base/keys.js';
+import { type QueueOptions, queueConfig } from '../queue/config.js';
+import { Queue } from '../queue/queue.js';
 import { connect } from '../redis/connection.js';
 import { watchConnection } from '../redis/outage.js';
 import { Actor, type ActorSettings, type Handler } from './actor.js';

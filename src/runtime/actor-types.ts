@@ -1,6 +1,6 @@
 // The contract of an actor: what its handler gets, how it is set up, and the
 // calls it answers (skynet's debug protocol plus drain and resume).
-import type { Message } from '../message.js';
+import type { Message } from '../queue/message.js';
 import type { ActorStat } from './launcher-stats.js';
 
 export interface JobContext {

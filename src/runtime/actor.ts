@@ -8,9 +8,9 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { ReplyClock } from '../clock.js';
-import type { Message, PollResult } from '../message.js';
-import type { Queue } from '../queue.js';
+import { ReplyClock } from '../queue/clock.js';
+import type { Message, PollResult } from '../queue/message.js';
+import type { Queue } from '../queue/queue.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';

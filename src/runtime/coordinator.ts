@@ -3,8 +3,8 @@
 // merges them, publishes them to Redis for `skyq stats`, and runs the watcher
 // that pokes idle actors about work nobody told them of.
 import type { MessagePort } from 'node:worker_threads';
-import type { QueueOptions } from '../config.js';
-import { Queue } from '../queue.js';
+import type { QueueOptions } from '../queue/config.js';
+import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { publishStats, withdrawStats } from './registry.js';

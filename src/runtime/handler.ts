@@ -3,8 +3,8 @@
 // consumed, like the original demo.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errors } from '../errors.js';
-import type { Message } from '../message.js';
+import { errors } from '../base/errors.js';
+import type { Message } from '../queue/message.js';
 import type { Handler, JobContext } from './actor-types.js';
 import type { Logger } from './logger.js';
 

@@ -4,7 +4,7 @@
 // which on Node 20 kept every combined signal alive (the heap grew by ~85 MB
 // over 400,000 messages with a time limit set).
 import { performance } from 'node:perf_hooks';
-import type { Message } from '../message.js';
+import type { Message } from '../queue/message.js';
 import type { JobContext } from './actor-types.js';
 
 export interface Entry {

@@ -4,8 +4,8 @@
 // shutdown. Leases are renewed a third of the way through, and a handler over
 // its time limit is failed and told to stop.
 import { performance } from 'node:perf_hooks';
-import type { Message } from '../message.js';
-import type { Queue } from '../queue.js';
+import type { Message } from '../queue/message.js';
+import type { Queue } from '../queue/queue.js';
 import type { ActorSettings, Handler } from './actor-types.js';
 import { type Entry, InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';

@@ -6,18 +6,24 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { errors } from '../errors.js';
-import { checkHttpOptions, type HttpHandle, serveLauncher } from '../http/index.js';
-import type { Message } from '../message.js';
+import { errors } from '../base/errors.js';
+import type { QueueOptions } from '../queue/config.js';
+import type { Message } from '../queue/message.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
-import { planStart, type StartOptions, type StartPlan } from './start-options.js';
+import { planStart, type RuntimeOptions, type StartPlan } from './start-options.js';
 import { type PoolPort, Supervisor } from './supervisor.js';
 import { workerFile } from './worker-path.js';
 
-export type { StartOptions } from './start-options.js';
+export type { RuntimeOptions } from './start-options.js';
+
+/** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
+export interface AttachedServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
 
 export class Launcher {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -30,13 +36,18 @@ export class Launcher {
   #pool: Piscina | null = null;
   #stopped: Promise<void> | null = null;
   #paused = false;
-  /** the HTTP server, when started with the `http` option */
-  http: HttpHandle | null = null;
+  /** the HTTP server, when started with the `http` option (set by src/start.ts) */
+  http: AttachedServer | null = null;
 
   constructor(plan: StartPlan, log: FileLogger) {
     this.#plan = plan;
     this.groups = plan.groups;
     this.log = log;
+  }
+
+  /** The Queue options the actors were started with (checked). */
+  get queueOptions(): QueueOptions {
+    return this.#plan.queue;
   }
 
   /** Every actor's figures, read from shared memory: never waits on a busy actor. */
@@ -166,9 +177,9 @@ export class Launcher {
   }
 }
 
-export async function startActors(options: StartOptions = {}): Promise<Launcher> {
+/** Starts the actors and the coordinator; resolves when every actor said it is ready. */
+export async function launchActors(options: RuntimeOptions = {}): Promise<Launcher> {
   const plan = planStart(options);
-  if (options.http) checkHttpOptions(options.http);
   const launcher = new Launcher(
     plan,
     fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
@@ -188,7 +199,6 @@ export async function startActors(options: StartOptions = {}): Promise<Launcher>
       },
       options.paused === true,
     );
-    if (options.http) launcher.http = await serveLauncher(launcher, plan.queue, options.http);
   } catch (error) {
     await launcher.stop(0);
     throw error;

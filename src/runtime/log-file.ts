@@ -7,7 +7,7 @@
 // long run cannot fill the disk.
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 
 export interface Rotation {
   /** size at which the file is rotated */

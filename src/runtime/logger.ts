@@ -4,7 +4,7 @@
 // `skyq logs` filters on.
 import { join } from 'node:path';
 import { type Logger, type LoggerOptions, pino } from 'pino';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import { RotatingFile, type Rotation, rotationFromEnv } from './log-file.js';
 
 export type { Logger };

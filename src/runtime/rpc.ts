@@ -3,7 +3,7 @@
 // stuck thread shows up as a timeout instead of hanging its caller.
 import * as Comlink from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint, { type NodeEndpoint } from 'comlink/dist/esm/node-adapter.mjs';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 
 export type Remote<T> = Comlink.Remote<T>;
 

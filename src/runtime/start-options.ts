@@ -1,16 +1,17 @@
-// What startActors() accepts, checked once before any thread starts, and
+// What the runtime's launchActors() accepts, checked once before any thread starts, and
 // turned into the settings each part of the runtime gets.
-import { type QueueConfig, type QueueOptions, queueConfig } from '../config.js';
-import { errors } from '../errors.js';
-import type { HttpOptions } from '../http/index.js';
-import { checkDuration, checkGroup, checkInteger } from '../options.js';
+
+import { errors } from '../base/errors.js';
+import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
+import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
 import { DEFAULT_LOG_DIR } from './logger.js';
 import type { WatchSettings } from './watcher.js';
 
-export interface StartOptions extends QueueOptions {
+/** What the actor runtime takes; src/start.ts adds the HTTP server on top. */
+export interface RuntimeOptions extends QueueOptions {
   /** run actors for these groups only (default: all) */
   only?: number[];
   /** handlers running at once per actor (default 100) */
@@ -41,8 +42,6 @@ export interface StartOptions extends QueueOptions {
   watchMs?: number;
   /** keyspace notifications for foreign ZADDs: 'auto' (use when on), 'enable', 'off' */
   keyspaceEvents?: KeyspaceMode;
-  /** serve /metrics, /healthz and the dashboard (src/http); off by default */
-  http?: HttpOptions;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -68,7 +67,7 @@ export interface StartPlan {
   watch: WatchSettings;
 }
 
-export function planStart(options: StartOptions): StartPlan {
+export function planStart(options: RuntimeOptions): StartPlan {
   if (options.connection) {
     throw errors.invalidOption(
       'connection',
@@ -123,8 +122,8 @@ export function planStart(options: StartOptions): StartPlan {
   };
 }
 
-/** The Queue options inside StartOptions. */
-function queueOptionsOf(options: StartOptions): QueueOptions {
+/** The Queue options inside RuntimeOptions. */
+function queueOptionsOf(options: RuntimeOptions): QueueOptions {
   const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
     options;
   return Object.fromEntries(

@@ -4,7 +4,7 @@
 // costs time, never messages.
 import { performance } from 'node:perf_hooks';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { errors } from '../errors.js';
+import { errors } from '../base/errors.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';

@@ -8,8 +8,8 @@
 // `intervalMs` in any case, with one script call per server for all of them.
 // Work due before an actor's plan gets it poked.
 import calculateSlot from 'cluster-key-slot';
-import { keyOf } from '../keys.js';
-import type { Queue } from '../queue.js';
+import { keyOf } from '../base/keys.js';
+import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { every } from './timers.js';

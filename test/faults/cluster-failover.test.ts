@@ -9,9 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyOf } from '../../src/base/keys.js';
 import { Queue } from '../../src/index.js';
-import { keyOf } from '../../src/keys.js';
-import { type Launcher, startActors } from '../../src/runtime/launcher.js';
+import type { Launcher } from '../../src/runtime/launcher.js';
+import { startActors } from '../../src/start.js';
 import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';
 import { removeTempDirs, tempDir, waitFor } from '../helpers/runtime.js';
 import {

@@ -8,9 +8,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { groupKeys } from '../../src/base/keys.js';
 import { Queue } from '../../src/index.js';
-import { groupKeys } from '../../src/keys.js';
-import { type Launcher, startActors } from '../../src/runtime/launcher.js';
+import type { Launcher } from '../../src/runtime/launcher.js';
+import { startActors } from '../../src/start.js';
 import { tempDir, waitFor } from '../helpers/runtime.js';
 import { ASCII, fuzzSeed, Rng, UNICODE } from './helpers/fuzz.js';
 import { IDLE_CALLS_PER_SECOND, scriptCallsPerSecond } from './helpers/idle.js';

@@ -3,16 +3,16 @@
  * claim reads records only up to a byte budget, adds are cut by bytes. Before, one
  * `claim(max=1)` over 5,000 due messages of 100 KB read every body (7 s of Redis time, other
  * clients got BUSY). Here: 5,000 due messages of 1 MiB each, and SLOWLOG set to 10 ms. Records
- * over 64 KiB are spilled to keys of their own (src/spill.ts), so no script copies a body.
+ * over 64 KiB are spilled to keys of their own (src/queue/spill.ts), so no script copies a body.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_NAMES } from '../../src/base/keys.js';
 import type { Message } from '../../src/index.js';
 import { Queue } from '../../src/index.js';
-import { KEY_NAMES } from '../../src/keys.js';
 import { SCRIPT_NAMES } from '../../src/redis/scripts.js';
 import { untilRedisTime } from '../helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';

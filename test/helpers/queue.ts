@@ -6,8 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { KEEP_FIELD } from '../../src/base/keys.js';
 import { type Message, Queue, type QueueOptions } from '../../src/index.js';
-import { KEEP_FIELD } from '../../src/keys.js';
 import { type RedisClusterHandle, type RedisServerHandle, startStandalone } from './redis.js';
 
 export type Target = { redis: string } | { cluster: { host: string; port: number }[] };

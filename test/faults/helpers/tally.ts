@@ -10,7 +10,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { groupKeys, keyOf } from '../../../src/keys.js';
+import { groupKeys, keyOf } from '../../../src/base/keys.js';
 import { waitFor } from '../../helpers/queue.js';
 
 export const TALLY = new URL('../fixtures/tally.mjs', import.meta.url).pathname;

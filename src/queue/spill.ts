@@ -9,8 +9,8 @@
 // stored, and deleted with its message (lib.lua forget), so a failed add leaves nothing for
 // long.
 import { randomBytes } from 'node:crypto';
+import type { RedisClient } from '../redis/connection.js';
 import { headerBars } from './record.js';
-import type { RedisClient } from './redis/connection.js';
 
 /** Records longer than this are spilled. */
 export const SPILL_BYTES = 64 * 1024;

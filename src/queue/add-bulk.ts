@@ -2,9 +2,10 @@
 // Chunks are cut by count and by bytes, so neither Redis's query buffer nor
 // one script's run time grows with big bodies. Calls to different groups are
 // independent: when some fail, the caller learns exactly which items went in.
+
+import { AddBulkError } from '../base/errors.js';
 import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
-import { AddBulkError } from './errors.js';
 import type { IdBlocks } from './id-blocks.js';
 import type { Spill } from './spill.js';
 

@@ -3,8 +3,9 @@
 // the token of the claim that made them, so a consumer whose lease passed to
 // another changes nothing (see message.ts and lua/lib.lua).
 import { randomBytes } from 'node:crypto';
+import { errors } from '../base/errors.js';
+import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
-import { errors } from './errors.js';
 import {
   leaseArgs,
   type Message,
@@ -14,7 +15,6 @@ import {
 } from './message.js';
 import { checkDuration, checkGroup, checkInteger } from './options.js';
 import { DEFAULT_BACKOFF_MAX_MS } from './record.js';
-import type { ScriptName } from './redis/scripts.js';
 import type { Unspill } from './spill.js';
 
 export interface PollOptions {

@@ -1,8 +1,8 @@
 // Queue-wide settings, checked once when a Queue is made.
-import { errors } from './errors.js';
+import { errors } from '../base/errors.js';
+import { type ConnectionOptions, withoutConnectionOptions } from '../redis/connection.js';
 import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
 import type { Backoff } from './record.js';
-import { type ConnectionOptions, withoutConnectionOptions } from './redis/connection.js';
 
 export type ScoreUnit = 'ms' | 'cs' | 's';
 export const UNIT_MS: Record<ScoreUnit, number> = { ms: 1, cs: 10, s: 1000 };

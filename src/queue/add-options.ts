@@ -1,7 +1,8 @@
 // Turns add(body, options) into the arguments of add.lua for one message.
+
+import { errors } from '../base/errors.js';
+import { hashString, homeGroup } from '../base/keys.js';
 import type { QueueConfig } from './config.js';
-import { errors } from './errors.js';
-import { hashString, homeGroup } from './keys.js';
 import {
   checkBackoff,
   checkDuration,

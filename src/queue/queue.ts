@@ -1,22 +1,23 @@
 // The Queue: add, cancel, reschedule and inspect messages, plus the consumer
 // primitives (claim, ack, fail, extendLease, release) the actor runtime is
 // built on. Each state change is one Lua script call on one group's hash slot.
+
+import { errors } from '../base/errors.js';
+import { groupKeys, homeGroup, keyOf } from '../base/keys.js';
+import { connect, isCluster, type RedisClient } from '../redis/connection.js';
+import { explainRedisError } from '../redis/explain.js';
+import { type MultiGroupScriptName, type ScriptName, Scripts } from '../redis/scripts.js';
 import { type AddContext, addPrepared, spreadOverGroups } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
-import { errors } from './errors.js';
 import { IdBlocks } from './id-blocks.js';
-import { groupKeys, homeGroup, keyOf } from './keys.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
-import { connect, isCluster, type RedisClient } from './redis/connection.js';
-import { explainRedisError } from './redis/explain.js';
-import { type MultiGroupScriptName, type ScriptName, Scripts } from './redis/scripts.js';
 import { storeSpills, type Unspill, unspill } from './spill.js';
 
 export type { PollOptions } from './leases.js';

@@ -4,7 +4,7 @@
 // kind: s string, j JSON, b bytes, r a raw member (no body stored: the body is its id),
 // x a stub: the record is in a key of its own (see spill.ts).
 import { isUtf8 } from 'node:buffer';
-import { errors } from './errors.js';
+import { errors } from '../base/errors.js';
 
 export type JsonValue =
   | string

@@ -1,8 +1,8 @@
 // Generated ids are "<group>:<length letter><n in base36>" (keys.ts), n from
 // the group's seq counter. The producer reserves n in blocks with one INCRBY,
 // so add.lua does no number formatting (slow in Lua) and ids stay short.
-import { generatedId } from './keys.js';
-import type { RedisClient } from './redis/connection.js';
+import { generatedId } from '../base/keys.js';
+import type { RedisClient } from '../redis/connection.js';
 
 const MIN_BLOCK = 1000;
 

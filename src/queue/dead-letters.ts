@@ -1,10 +1,11 @@
 // Dead letters: messages that failed their last attempt, whose lease expired
 // on it, or whose record could not be read. Kept with reason and last error
 // until retried or purged.
+
+import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
 import { type Body, decodeRecord, textOf } from './record.js';
-import type { ScriptName } from './redis/scripts.js';
 import type { Unspill } from './spill.js';
 
 export interface DeadLetter {

@@ -1,7 +1,7 @@
 // Validation of everything a caller passes in. Each check names the field, so
 // `add(body, { delay: -1 })` rejects with "delay: must be ≥ 0 (got -1)".
-import { errors } from './errors.js';
-import { GENERATED_ID } from './keys.js';
+import { errors } from '../base/errors.js';
+import { GENERATED_ID } from '../base/keys.js';
 import type { Backoff } from './record.js';
 
 export const MAX_PRIORITY = 1_000_000;
