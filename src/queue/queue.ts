@@ -83,7 +83,16 @@ export class Queue {
       idBlocks: new IdBlocks(this.client, seqKeys),
       now: (group) => this.clock(group).now(),
       run: (group, args) => this.run('add', group, args),
-      spill: (group, spills) => storeSpills(this.client, this.config.prefix, group, spills),
+      spill: (group, spills, now) =>
+        storeSpills(
+          this.client,
+          this.config.prefix,
+          group,
+          keyOf(this.config.prefix, group, 'spills'),
+          spills,
+          now,
+        ),
+      dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
       explain: (error) => this.#explain(error),
     };
   }

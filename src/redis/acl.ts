@@ -23,7 +23,10 @@ export const CLIENT_COMMANDS = [
   'get',
   'mget', // spilled bodies, read after a claim
   'del',
-  'zadd', // the launcher index: prefix:launchers
+  'multi', // a spilled body and its line in {prefix:g}:spills go together
+  'exec',
+  'zadd', // the launcher index: prefix:launchers; {prefix:g}:spills
+  'pexpire', // the launcher index outlives its last launcher by a minute at most
   'zrangebyscore',
   'zremrangebyscore',
   'zrem',
@@ -49,7 +52,6 @@ export const SCRIPT_COMMANDS = [
   'lindex',
   'llen',
   'lset',
-  'persist',
   'rpush',
   'set',
   'time',
