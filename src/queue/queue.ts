@@ -18,7 +18,7 @@ import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
-import { storeSpills, type Unspill, unspill } from './spill.js';
+import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { PollOptions } from './leases.js';
 
@@ -67,6 +67,8 @@ export class Queue {
       this.config,
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
+      (group, records, at, step, bytes) =>
+        unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
     );
     this.#leases = new Leases(
       this.config,

@@ -139,3 +139,32 @@ export async function unspill(
     if (record) records[where[k] as number] = record;
   });
 }
+
+/**
+ * Like unspill(), but replaces each stub by only the start of its record: the header, the
+ * kind and `bytes` bytes of body (GETRANGE), for previews that must not read whole bodies.
+ */
+export async function unspillStart(
+  client: RedisClient,
+  prefix: string,
+  group: number,
+  records: unknown[],
+  at: number,
+  step: number,
+  bytes: number,
+): Promise<void> {
+  const reads: Promise<void>[] = [];
+  for (let i = at; i < records.length; i += step) {
+    const stub = records[i] as Buffer | null;
+    const nonce = nonceOf(stub);
+    const last = stub && headerBars(stub)[3];
+    if (nonce === null || last === undefined || last === null) continue;
+    const key = bodyKey(prefix, group, nonce);
+    reads.push(
+      client.getrangeBuffer(key, 0, last + 1 + bytes).then((start) => {
+        if (start.length > 0) records[i] = start;
+      }),
+    );
+  }
+  await Promise.all(reads);
+}

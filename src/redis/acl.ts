@@ -22,6 +22,7 @@ export const CLIENT_COMMANDS = [
   'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>
   'get',
   'mget', // spilled bodies, read after a claim
+  'getrange', // the start of spilled bodies: dead-letter previews
   'del',
   'multi', // a spilled body and its line in {prefix:g}:spills go together
   'exec',
@@ -60,6 +61,7 @@ export const SCRIPT_COMMANDS = [
   'zcard',
   'zcount',
   'zmscore',
+  'zrank',
   'zrange',
   'zrangebyscore',
   'zrem',
