@@ -79,7 +79,7 @@ describe('AddBulkError.retry() after a lost reply', () => {
     const { proxy, producer, consumer } = await pair({ attempts: 1 });
     const body = big('order:77');
     const lost = await lostAdd(proxy, producer.client as Redis, () =>
-      producer.add(body, { id: 'order:77' }),
+      producer.addBulk([{ body, options: { id: 'order:77' } }]),
     );
     // The add went in: a consumer has it, fails it, and it dies.
     const [message] = await consumer.claim(0, 10);
@@ -104,7 +104,7 @@ describe('AddBulkError.retry() after a lost reply', () => {
     const body = big('due in two days');
     const runAt = Date.now() + 48 * 3_600_000;
     const lost = await lostAdd(proxy, producer.client as Redis, () =>
-      producer.add(body, { runAt }),
+      producer.addBulk([{ body, options: { runAt } }]),
     );
     // The retry's bodies go out, their reply is lost, and the retry fails before its add.
     // ('set\r\n': SET itself, not CLIENT SETNAME or SETINFO)
@@ -129,7 +129,7 @@ describe('AddBulkError.retry() after a lost reply', () => {
     // next id is one given already, so add.lua stores its message under a fresh one.
     await plain.set(keyOf(prefix, 0, 'seq'), '0');
     const lost = await lostAdd(proxy, producer.client as Redis, () =>
-      producer.add('message B', { delay: 3_600_000 }),
+      producer.addBulk([{ body: 'message B', options: { delay: 3_600_000 } }]),
     );
     const [id] = await lost.retry();
     expect(id).not.toBe(first);

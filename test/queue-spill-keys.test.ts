@@ -92,7 +92,7 @@ describe('bodies of failed adds', () => {
     const queue = await redis.queue({ groups: 1 });
     const prefix = queue.config.prefix;
     await redis.plain.set(`${prefix}:0`, 'not a zset'); // add.lua refuses: WRONGTYPE
-    const error = await queue.add(big('refused')).catch((e: unknown) => e);
+    const error = await queue.addBulk([{ body: big('refused') }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AddBulkError);
     expect(String((error as Error).message)).toMatch(/WRONGTYPE/);
     expect(await bodyKeys(prefix)).toEqual([]);

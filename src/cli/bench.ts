@@ -6,11 +6,17 @@ import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatResultsTable } from '../../bench/report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
-import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
+import {
+  assertLoopback,
+  defaultWorkload,
+  WORKLOAD_NAMES,
+  type WorkloadName,
+} from '../../bench/workloads.js';
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
+import { checkRedisUrl } from '../redis/connection.js';
 import { startRedisServer } from '../redis/server.js';
-import { parseCount, parseDuration } from './duration.js';
+import { parseCount, parseDuration, parsePositiveCount } from './duration.js';
 
 interface BenchFlags {
   workload: string;
@@ -72,10 +78,12 @@ export function registerBench(program: Command): void {
       }
       const shape: SkyqShape = {
         actors: parseCount(flags.actors, 'actors'),
-        concurrency: parseCount(flags.concurrency, 'concurrency'),
-        batch: parseCount(flags.batch, 'batch'),
+        concurrency: parsePositiveCount(flags.concurrency, 'concurrency'),
+        batch: parsePositiveCount(flags.batch, 'batch'),
       };
       const idleMs = parseDuration(flags.idle, 'idle');
+      // These runs flood the server they load: refuse any other before starting anything.
+      if (flags.redis !== undefined) assertLoopback(checkRedisUrl(flags.redis));
       const server = flags.redis ? null : await startRedisServer();
       const url = flags.redis ?? (server?.url as string);
       const out = flags.json ? process.stderr : process.stdout;

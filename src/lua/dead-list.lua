@@ -5,8 +5,8 @@
 --   records pass it (at least one entry), or at 500 entries, so neither big
 --   bodies nor a big count can stall Redis (the caller asks again)
 -- ARGV[3] preview bytes: 0 for whole records; else each record is cut to its
---   header, kind and that many bytes of body (a stub stays whole: the client
---   reads that much of its body key)
+--   header, TAGS_MAX bytes for its tags and kind, and that many bytes of body
+--   (a stub stays whole: the client reads that much of its body key)
 -- ARGV[4] where the page starts: 'rank' with ARGV[5] the rank (one group's
 --   offset), or 'after' with ARGV[5] a time of death (ms), ARGV[6] how this
 --   group sorts against the cursor's ('<' before, '=' it, '>' after) and
@@ -17,6 +17,7 @@
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
 local count = math.min(tonumber(ARGV[1]), ENTRIES)
 local budget, previewBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+local TAGS_MAX = 512 -- a record's tags (a name, a schedule) are ~400 bytes at most
 
 local function startRank()
   if ARGV[4] == 'rank' then
@@ -64,8 +65,8 @@ for i = 1, #page, 2 do
   local full = spilled or (rec and #rec) or 0
   if rec and not spilled and previewBytes > 0 then
     local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
-    if headerEnd and #rec > headerEnd + 1 + previewBytes then
-      rec = string.sub(rec, 1, headerEnd + 1 + previewBytes)
+    if headerEnd and #rec > headerEnd + TAGS_MAX + previewBytes then
+      rec = string.sub(rec, 1, headerEnd + TAGS_MAX + previewBytes)
     end
   end
   bytes = bytes + #id + (previewBytes > 0 and math.min(full, previewBytes) or full)

@@ -13,7 +13,7 @@ import {
   startArguments,
 } from './dead-cursor.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
-import { type Body, decodeRecord, headerBars, textOf } from './record.js';
+import { type Body, decodeRecord, headerBars, readTags, textOf } from './record.js';
 import type { Unspill } from './spill.js';
 
 export interface DeadLetter {
@@ -28,6 +28,8 @@ export interface DeadLetter {
   attempts: number;
   /** the body, or the stored text when the record itself is unreadable (with previewBytes: its start) */
   body: Body;
+  /** the name it was added with, if any */
+  name?: string;
   /** with previewBytes: the body was cut to that many bytes */
   truncated?: boolean;
   /** with previewBytes: the stored record's size in bytes */
@@ -218,9 +220,15 @@ function deadLetter(group: number, fields: (Buffer | null)[], preview: number): 
   const recordBytes = Number(String(bytes));
   const cut = preview > 0 && record !== null && record.length < recordBytes;
   let body: Body = record ? record.toString() : '';
+  let name: string | undefined;
   try {
     // A raw member that died before it was ever leased has no record: its id is its body.
-    body = cut ? bodyStart(record) : decodeRecord(id, record ?? Buffer.from('|0|1|f0|r')).body;
+    if (cut) ({ body, name } = bodyStart(record));
+    else {
+      const decoded = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r'));
+      body = decoded.body;
+      name = decoded.name;
+    }
   } catch {
     // Unreadable records are dead letters for that very reason: show the stored text.
   }
@@ -234,14 +242,18 @@ function deadLetter(group: number, fields: (Buffer | null)[], preview: number): 
     lastError: lastError ? lastError.toString() : null,
     attempts: Number(String(attempts)),
     body,
+    ...(name === undefined ? {} : { name }),
     ...(preview > 0 ? { truncated: cut, recordBytes } : {}),
   };
 }
 
 /** The start of a cut record's body: bytes stay bytes, JSON and text show as text. */
-function bodyStart(record: Buffer): Body {
+function bodyStart(record: Buffer): { body: Body; name: string | undefined } {
   const last = headerBars(record)[3];
   if (last === undefined) throw new Error('no header');
-  const rest = record.subarray(last + 2);
-  return record[last + 1] === 0x62 ? Buffer.from(rest) : rest.toString('utf8'); // 'b': bytes
+  const { kindAt, name } = readTags(record, last + 1);
+  if (kindAt < 0) throw new Error('a tag does not parse');
+  const rest = record.subarray(kindAt + 1);
+  const body = record[kindAt] === 0x62 ? Buffer.from(rest) : rest.toString('utf8'); // 'b': bytes
+  return { body, name };
 }

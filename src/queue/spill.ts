@@ -19,7 +19,7 @@
 // gone and fails, storing nothing).
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis/connection.js';
-import { headerBars } from './record.js';
+import { headerBars, readTags } from './record.js';
 
 /** Records longer than this are spilled. */
 export const SPILL_BYTES = 64 * 1024;
@@ -27,8 +27,8 @@ export const SPILL_BYTES = 64 * 1024;
 export const SPILL_ORPHAN_MS = 3_600_000;
 
 const STUB = 0x78; // 'x'
-/** Longer records are not stubs: a header is at most ~60 bytes, the nonce 19. */
-const STUB_MAX = 96;
+/** Longer records are not stubs: a header is at most ~60 bytes, its tags ~400, the nonce 17. */
+const STUB_MAX = 512;
 
 export interface Spill {
   /** the message's part of every nonce; each send adds an attempt of its own */
@@ -52,7 +52,7 @@ export interface SpillAttempt {
 /** The attempt part of a nonce: fixed length, so a stub's size is known in advance. */
 const attemptTag = () => randomBytes(3).toString('base64url');
 
-/** A stub for `record` (which starts with `header`) and what to store beside it. */
+/** A stub for `record` (which starts with `header`, its tags included) and what to store beside it. */
 export function spill(header: string, record: string | Buffer, bytes: number) {
   const ident = randomBytes(9).toString('base64url');
   const stubHead = `${header}x${ident}.`;
@@ -100,9 +100,9 @@ export async function storeSpills(
 export function nonceOf(record: Buffer | null | undefined): string | null {
   if (!record || record.length > STUB_MAX) return null;
   const last = headerBars(record)[3];
-  return last !== undefined && record[last + 1] === STUB
-    ? record.toString('latin1', last + 2)
-    : null;
+  if (last === undefined) return null;
+  const kindAt = readTags(record, last + 1).kindAt;
+  return kindAt > 0 && record[kindAt] === STUB ? record.toString('latin1', kindAt + 1) : null;
 }
 
 /** unspill() bound to a queue's client and prefix. */
@@ -142,7 +142,7 @@ export async function unspill(
 
 /**
  * Like unspill(), but replaces each stub by only the start of its record: the header, the
- * kind and `bytes` bytes of body (GETRANGE), for previews that must not read whole bodies.
+ * tags, kind and `bytes` bytes of body (GETRANGE), for previews that must not read whole bodies.
  */
 export async function unspillStart(
   client: RedisClient,
@@ -157,11 +157,12 @@ export async function unspillStart(
   for (let i = at; i < records.length; i += step) {
     const stub = records[i] as Buffer | null;
     const nonce = nonceOf(stub);
-    const last = stub && headerBars(stub)[3];
-    if (nonce === null || last === undefined || last === null) continue;
+    if (nonce === null || !stub) continue;
+    // The stub's header and tags are the record's: its kind letter sits where the record's does.
+    const kindAt = stub.length - nonce.length - 1;
     const key = bodyKey(prefix, group, nonce);
     reads.push(
-      client.getrangeBuffer(key, 0, last + 1 + bytes).then((start) => {
+      client.getrangeBuffer(key, 0, kindAt + bytes).then((start) => {
         if (start.length > 0) records[i] = start;
       }),
     );

@@ -2,6 +2,7 @@
 // goes to launcher.stats(), to Redis for `skyq stats` in other processes, to
 // /metrics and to the dashboard.
 import type { HistogramData, Summary } from './histogram.js';
+import type { NameFigure } from './name-stats.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
 export interface ActorStat extends BlockFigures {
@@ -29,5 +30,6 @@ export interface LauncherStats {
   totals: Counters & {
     histograms: Record<HistogramName, HistogramData>;
     summary: Record<HistogramName, Summary>;
+    names: NameFigure[];
   };
 }
