@@ -13,7 +13,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_PARTIAL_ADD'
   | 'ERR_SKYQ_UNREACHABLE'
   | 'ERR_SKYQ_NOPERM'
-  | 'ERR_SKYQ_AUTH';
+  | 'ERR_SKYQ_AUTH'
+  | 'ERR_SKYQ_EVICTION';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -94,6 +95,14 @@ export const errors = {
       `Redis at ${where} refused the login: ${reason}`,
       undefined,
       cause,
+    ),
+  /** a server whose maxmemory-policy can delete queued messages; `fix` is the command to run */
+  eviction: (server: string, policy: string, fix: string) =>
+    new SkyqError(
+      'ERR_SKYQ_EVICTION',
+      `Redis at ${server} has maxmemory-policy ${policy}, which deletes queued messages when memory is full: ` +
+        `run ${fix} there (and set it in redis.conf), or pass --allow-eviction (allowEviction: true) to run anyway`,
+      'maxmemory-policy',
     ),
   /** Redis's NOPERM reply, with the ACL rule a skyq user needs */
   noPermission: (reply: string, rule: string, cause?: unknown) =>

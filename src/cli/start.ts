@@ -1,11 +1,18 @@
 // skyq start: run the actors until SIGINT/SIGTERM. The first signal drains
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
+import { errors } from '../base/errors.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
-import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
+import {
+  ALLOW_EVICTION_HELP,
+  type HttpFlags,
+  httpOptions,
+  PUBLIC_URL_HELP,
+  TOKEN_HELP,
+} from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList } from './duration.js';
 import { embeddedRedis } from './embedded.js';
 
@@ -20,6 +27,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   logDir: string;
   logLevel: string;
   grace: string;
+  allowEviction?: boolean;
 }
 
 export function registerStart(program: Command): void {
@@ -37,8 +45,12 @@ export function registerStart(program: Command): void {
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
+    .option('--public-url <url>', PUBLIC_URL_HELP)
+    .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
       const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
+      if (flags.publicUrl !== undefined && flags.http === undefined)
+        throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
       const base = queueOptions(flags, 'long-running');
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
@@ -54,6 +66,7 @@ export function registerStart(program: Command): void {
         logDir: flags.logDir,
         logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
+        allowEviction: flags.allowEviction === true,
         ...(flags.handler ? { handler: flags.handler } : {}),
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),

@@ -9,6 +9,7 @@ import type { ActorApi } from './actor.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
+import type { ServerState } from './server-checks.js';
 import { StatBlock, totalFigures } from './stat-block.js';
 import { Watcher, type WatchSettings } from './watcher.js';
 
@@ -50,6 +51,8 @@ export class Coordinator {
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
   #published = { mark: '', at: 0 };
+  /** the launcher's latest check of each server (eviction policy, clock), published with the figures */
+  #servers: ServerState[] = [];
   /** things the coordinator could not do (no keyspace notifications, …), for the launcher's log */
   readonly notes: string[] = [];
 
@@ -70,6 +73,7 @@ export class Coordinator {
       ...data.queue,
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
+      warnEviction: false, // the launcher checks every server itself
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
     this.#watcher = new Watcher(
@@ -115,6 +119,10 @@ export class Coordinator {
     slot.calling = new Set();
   }
 
+  noteServers(servers: ServerState[]): void {
+    this.#servers = servers;
+  }
+
   noteCrash(group: number, reason: string): void {
     const slot = this.#slot(group);
     slot.restarts++;
@@ -158,6 +166,7 @@ export class Coordinator {
       at: Date.now(),
       actors,
       totals: totalFigures(blocks, buckets),
+      servers: this.#servers,
     };
   }
 
@@ -178,7 +187,10 @@ export class Coordinator {
    */
   async #publish(): Promise<void> {
     const stats = this.stats(false);
-    const mark = JSON.stringify(stats.actors.map((a) => [a.status, a.restarts, a.stat]));
+    const mark = JSON.stringify([
+      stats.actors.map((a) => [a.status, a.restarts, a.stat]),
+      stats.servers?.map((s) => [s.policy, s.skewMs]),
+    ]);
     if (mark === this.#published.mark && Date.now() - this.#published.at < REFRESH_MS) return;
     try {
       await publishStats(this.#queue.client, this.#queue.config.prefix, stats);

@@ -2,6 +2,7 @@
 // goes to launcher.stats(), to Redis for `skyq stats` in other processes, to
 // /metrics and to the dashboard.
 import type { HistogramData, Summary } from './histogram.js';
+import type { ServerState } from './server-checks.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
 export interface ActorStat extends BlockFigures {
@@ -30,4 +31,6 @@ export interface LauncherStats {
     histograms: Record<HistogramName, HistogramData>;
     summary: Record<HistogramName, Summary>;
   };
+  /** each Redis server's eviction policy and clock skew (absent from launchers before 0.2) */
+  servers?: ServerState[];
 }
