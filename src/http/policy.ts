@@ -96,8 +96,13 @@ export class AccessPolicy {
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin') return `cross-site request (${site})`;
     const origin = request.headers.origin;
-    if (origin === undefined || origin === `http://${request.headers.host}`) return null;
+    if (origin === undefined) return null;
     if (this.#public && origin.toLowerCase() === this.#public.origin) return null;
+    // Plain http on the host the request came to: this server itself, unless that host is the
+    // public one (reached through the proxy, only the public origin is the page's).
+    const host = request.headers.host;
+    const direct = !this.#public || host?.toLowerCase() !== this.#public.host;
+    if (direct && origin === `http://${host}`) return null;
     return this.#public
       ? `request from another origin (only ${this.#public.origin} is accepted, from --public-url)`
       : 'request from another origin (behind a proxy or HTTPS, give --public-url)';
