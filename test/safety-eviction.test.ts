@@ -91,8 +91,11 @@ describe('a standalone server', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('maxmemory-policy allkeys-random');
     expect(warnings[0]).toContain(FIX);
-    const log = readFileSync(join(logDir, 'launcher.log'), 'utf8');
-    expect(log).toContain('allkeys-random');
+    await waitFor('the log line', () =>
+      readFileSync(join(logDir, 'launcher.log'), 'utf8').includes('allkeys-random')
+        ? true
+        : undefined,
+    );
     const base = launcher?.http?.url as string;
     const health = await fetch(new URL('/healthz', base));
     expect(health.status).toBe(503);
@@ -128,8 +131,11 @@ describe('a standalone server', () => {
     await setPolicy(redis.client, 'allkeys-lfu');
     await redis.client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
     await waitFor('/healthz 503', healthIs(base, 503), 10_000);
-    const log = readFileSync(join(logDir, 'launcher.log'), 'utf8');
-    expect(log).toContain('maxmemory-policy allkeys-lfu');
+    // The log line is written as the check ends; the file may take a moment.
+    const log = await waitFor('the log line', () => {
+      const text = readFileSync(join(logDir, 'launcher.log'), 'utf8');
+      return text.includes('maxmemory-policy allkeys-lfu') ? text : undefined;
+    });
     expect(log).toContain(FIX);
   });
 

@@ -5,6 +5,7 @@
 // Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
 import type { AddOptions } from '../queue/add-options.js';
+import { checkName } from '../queue/options.js';
 import type { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, withConnectionFlags } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
@@ -21,6 +22,7 @@ interface ProduceFlags extends ConnectionFlags {
   bodyBytes: string;
   priority?: string;
   key?: string;
+  name?: string;
   quiet?: boolean;
 }
 
@@ -44,7 +46,11 @@ export function registerProduce(program: Command): void {
     )
     .option('--priority <n>', 'priority of every message, 0..1000000 (0 first)')
     .option('--key <key>', 'ordering key: every message to the same group, in order')
-    .option('--json', 'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…"}')
+    .option('--name <name>', "job name of every message (a command table handler's entry)")
+    .option(
+      '--json',
+      'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…", "name":"…"}',
+    )
     .option('--max-line <bytes>', 'longest line accepted', '1024')
     .option('--count <n>', 'add n generated messages instead of reading stdin')
     .option(
@@ -53,7 +59,7 @@ export function registerProduce(program: Command): void {
       '5s',
     )
     .option('--body-bytes <n>', 'with --count: body size', '100')
-    .option('--quiet', 'do not print ids')
+    .option('--quiet', 'print nothing but errors (no ids, no --count summary)')
     .action(async (flags: ProduceFlags) => {
       // Every flag is checked before connecting, in every mode.
       const common: AddOptions = {
@@ -64,6 +70,7 @@ export function registerProduce(program: Command): void {
       };
       if (flags.priority !== undefined) common.priority = parseCount(flags.priority, 'priority');
       if (flags.key !== undefined) common.key = flags.key;
+      if (flags.name !== undefined) common.name = checkName('name', flags.name);
       const maxLine = parseCount(flags.maxLine, 'max-line');
       const load =
         flags.count === undefined
@@ -75,7 +82,7 @@ export function registerProduce(program: Command): void {
             };
       await withQueue(flags, async (queue) => {
         await queue.ready();
-        if (load) await produceLoad(queue, load, common);
+        if (load) await produceLoad(queue, load, common, flags.quiet === true);
         else await produceLines(queue, flags, common, maxLine);
       });
     });
@@ -126,6 +133,7 @@ async function produceLoad(
   queue: Queue,
   load: { count: number; spreadMs: number; bodyBytes: number },
   common: AddOptions,
+  quiet: boolean,
 ): Promise<void> {
   const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
@@ -140,6 +148,7 @@ async function produceLoad(
     }));
     await queue.addBulk(items);
   }
+  if (quiet) return;
   const seconds = (Date.now() - started) / 1000;
   const rate = load.count > 0 && seconds > 0 ? ` (${Math.round(load.count / seconds)}/s)` : '';
   console.log(

@@ -13,7 +13,7 @@ import {
   PUBLIC_URL_HELP,
   TOKEN_HELP,
 } from './dashboard.js';
-import { parseCount, parseDuration, parseGroupList } from './duration.js';
+import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
@@ -48,18 +48,21 @@ export function registerStart(program: Command): void {
     .option('--public-url <url>', PUBLIC_URL_HELP)
     .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
-      const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
+      // Every flag is checked before any server starts.
+      const logLevel = checkLogLevel(flags.logLevel, 'log-level');
       if (flags.publicUrl !== undefined && flags.http === undefined)
         throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
       const base = queueOptions(flags, 'long-running');
+      const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
+      const batch = parsePositiveCount(flags.batch, 'batch');
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
       const options: StartOptions = {
         ...base,
         ...(embedded ? { redis: embedded.url } : {}),
-        concurrency: parseCount(flags.concurrency, 'concurrency'),
-        batch: parseCount(flags.batch, 'batch'),
+        concurrency,
+        batch,
         leaseMs: parseDuration(flags.lease, 'lease'),
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),

@@ -1,8 +1,10 @@
 // The dashboard's read side: the overview (depths, actors, recent samples), a page of dead
 // letters, and one job by id. Everything but dead letters and jobs comes from the History's
 // last reading, so pages polling every second add no Redis work.
+
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
+import { mergeNameFigures } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
 import { actorKey, type History } from './history.js';
 import { preview } from './preview.js';
@@ -47,7 +49,15 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
     })),
   };
   if (!latest)
-    return json({ ...base, at: null, depths: [], launchers: [], actors: [], samples: [] });
+    return json({
+      ...base,
+      at: null,
+      depths: [],
+      launchers: [],
+      actors: [],
+      names: [],
+      samples: [],
+    });
   return json({
     ...base,
     at: latest.at,
@@ -81,6 +91,11 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
         };
       }),
     ),
+    // Per job name over every launcher (each bounded to 100 names and 'other').
+    names: mergeNameFigures(
+      latest.launchers.map((launcher) => launcher.totals.names ?? []),
+      false,
+    ).map(({ name, done, failed, summary }) => ({ name, done, failed, p99: summary.p99 })),
     samples: history.since(since),
   });
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
+import { whileSlotMoves } from './slot-moves.js';
 
 export const SCRIPT_NAMES = [
   'add',
@@ -28,8 +29,11 @@ export const SCRIPT_NAMES = [
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Scripts over several groups at once: no lib.lua, any number of keys. */
-export const MULTI_GROUP_SCRIPTS = ['watch-many'] as const;
+/**
+ * Scripts that stand alone: no lib.lua, any number of keys (over several groups at once, or a
+ * key of their own such as `<prefix>:format`).
+ */
+export const MULTI_GROUP_SCRIPTS = ['watch-many', 'format'] as const;
 export type MultiGroupScriptName = (typeof MULTI_GROUP_SCRIPTS)[number];
 
 /** Every script takes the group's keys in the same order (see keys.ts). */
@@ -76,7 +80,7 @@ export class Scripts {
   ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
-    return command.call(this.#client, ...keys, ...args);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, ...keys, ...args));
   }
 
   /**
@@ -91,7 +95,7 @@ export class Scripts {
   ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[commandName(name)] as ScriptCommand;
-    return command.call(this.#client, 1, routingKey, ...args);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, 1, routingKey, ...args));
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

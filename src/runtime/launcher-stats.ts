@@ -2,6 +2,7 @@
 // goes to launcher.stats(), to Redis for `skyq stats` in other processes, to
 // /metrics and to the dashboard.
 import type { HistogramData, Summary } from './histogram.js';
+import type { NameFigure } from './name-stats.js';
 import type { ServerState } from './server-checks.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
@@ -30,6 +31,7 @@ export interface LauncherStats {
   totals: Counters & {
     histograms: Record<HistogramName, HistogramData>;
     summary: Record<HistogramName, Summary>;
+    names: NameFigure[];
   };
   /** each Redis server's eviction policy and clock skew (absent from launchers before 0.2) */
   servers?: ServerState[];
