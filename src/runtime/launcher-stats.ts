@@ -3,6 +3,7 @@
 // /metrics and to the dashboard.
 import type { HistogramData, Summary } from './histogram.js';
 import type { IntakeListFigures } from './intake/figures.js';
+import type { NameFigure } from './name-stats.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
 export interface ActorStat extends BlockFigures {
@@ -32,5 +33,6 @@ export interface LauncherStats {
   totals: Counters & {
     histograms: Record<HistogramName, HistogramData>;
     summary: Record<HistogramName, Summary>;
+    names: NameFigure[];
   };
 }
