@@ -7,7 +7,7 @@ import { groupKeys, homeGroup, keyOf } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import { explainRedisError } from '../redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from '../redis/scripts.js';
-import { type AddContext, addPrepared, spreadOverGroups } from './add-bulk.js';
+import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
@@ -117,9 +117,14 @@ export class Queue {
     return clock;
   }
 
+  /** Adds one message; a refusal rejects with its own error (ERR_SKYQ_AUTH, ERR_SKYQ_REDIS, …). */
   async add(body: Body, options?: AddOptions): Promise<string> {
-    const [id] = await this.addBulk([{ body, options }]);
-    return id as string;
+    try {
+      const [id] = await this.addBulk([{ body, options }]);
+      return id as string;
+    } catch (error) {
+      throw singleAddError(error);
+    }
   }
 
   /**
