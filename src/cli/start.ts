@@ -15,6 +15,7 @@ import {
 } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
+import { INTAKE_HELP, parseIntakeFlag } from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -28,6 +29,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   logLevel: string;
   grace: string;
   allowEviction?: boolean;
+  intake?: string;
 }
 
 export function registerStart(program: Command): void {
@@ -43,6 +45,7 @@ export function registerStart(program: Command): void {
     .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
+    .option('--intake <lists>', INTAKE_HELP)
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
     .option('--public-url <url>', PUBLIC_URL_HELP)
@@ -73,6 +76,7 @@ export function registerStart(program: Command): void {
         ...(flags.handler ? { handler: flags.handler } : {}),
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
+        ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -85,6 +89,11 @@ export function registerStart(program: Command): void {
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
+      for (const spec of launcher.intake) {
+        console.log(
+          `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
+        );
+      }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);
       let signals = 0;

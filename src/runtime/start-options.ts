@@ -3,6 +3,7 @@
 
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
+import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
@@ -49,6 +50,11 @@ export interface RuntimeOptions extends QueueOptions {
   allowEviction?: boolean;
   /** the clock each server's TIME is compared with (default Date.now; tests skew it) */
   wallClock?: () => number;
+  /**
+   * classic LPUSH/BRPOP lists whose items become messages, earliest list first (as
+   * `BRPOP high normal low` takes them): names, or { list, group, priority }
+   */
+  intake?: (string | IntakeListOption)[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -74,6 +80,7 @@ export interface StartPlan {
   watch: WatchSettings;
   allowEviction: boolean;
   wallClock: () => number;
+  intake: IntakeSpec[];
 }
 
 export function planStart(options: RuntimeOptions): StartPlan {
@@ -130,6 +137,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
     allowEviction: checkBoolean('allowEviction', options.allowEviction),
     wallClock: checkClock(options.wallClock),
+    intake: checkIntake(options.intake, config.groups),
   };
 }
 
