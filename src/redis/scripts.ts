@@ -26,6 +26,7 @@ export const SCRIPT_NAMES = [
   'pause',
   'time',
   'spill-drop',
+  'intake-dead',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
