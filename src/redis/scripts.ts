@@ -25,6 +25,7 @@ export const SCRIPT_NAMES = [
   'dead-purge',
   'pause',
   'time',
+  'intake-dead',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
