@@ -1,7 +1,13 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import type { Command } from 'commander';
 import { Queue } from '../queue/queue.js';
-import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
+import {
+  type ConnectionFlags,
+  printJson,
+  queueOptions,
+  readFromLine,
+  withConnectionFlags,
+} from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { table } from './table.js';
@@ -48,6 +54,7 @@ export function registerDlq(program: Command): void {
           if (more) console.error(more);
           return;
         }
+        console.log(readFromLine(flags));
         if (letters.length === 0) return console.log('no dead letters');
         console.log(
           table(
