@@ -8,7 +8,7 @@
 /** Commands skyq sends itself (not from Lua), and why. */
 export const CLIENT_COMMANDS = [
   'ping', // health checks
-  'info', // ioredis's ready check (waits while Redis loads its data)
+  'info', // ioredis's ready check (waits while Redis loads its data); maxmemory_policy (eviction.ts)
   'client|setname', // names connections for CLIENT LIST
   // (ioredis also sends CLIENT SETINFO, Redis 7.2+; it ignores a refusal, and naming
   // the subcommand would make ACL SETUSER fail on Redis 7.0)
@@ -22,14 +22,23 @@ export const CLIENT_COMMANDS = [
   'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>
   'get',
   'mget', // spilled bodies, read after a claim
+  'getrange', // the start of spilled bodies: dead-letter previews
   'del',
-  'zadd', // the launcher index: prefix:launchers
+  'multi', // a spilled body and its line in {prefix:g}:spills go together
+  'exec',
+  'zadd', // the launcher index: prefix:launchers; {prefix:g}:spills
+  'pexpire', // the launcher index outlives its last launcher by a minute at most
   'zrangebyscore',
   'zremrangebyscore',
   'zrem',
   'cluster|slots', // Redis Cluster: the slot map
   'cluster|info', // Redis Cluster: ready check
   'asking', // Redis Cluster: slot migration redirects
+  'llen', // an intake's source lists (src/runtime/intake/)
+  'lmove', // intake: source list → the launcher's holding list
+  'blmove', // intake: the same, blocking while the list is empty
+  'lrange', // intake: the holding list's oldest items
+  'hdel', // intake: {prefix:intake}:holding entries of released holding lists
 ] as const;
 
 /** Commands the Lua scripts call (src/lua/*.lua). */
@@ -49,7 +58,6 @@ export const SCRIPT_COMMANDS = [
   'lindex',
   'llen',
   'lset',
-  'persist',
   'rpush',
   'set',
   'time',
@@ -58,15 +66,21 @@ export const SCRIPT_COMMANDS = [
   'zcard',
   'zcount',
   'zmscore',
+  'zrank',
   'zrange',
   'zrangebyscore',
   'zrem',
   'zscore',
+  'ltrim', // intake-commit.lua
+  'rename', // intake-adopt.lua
+  'pexpire',
+  'hscan', // intake-alive.lua
+  'zremrangebyscore',
 ] as const;
 
 /** Commands skyq can do without: it works on when they are refused. */
 export const OPTIONAL_COMMANDS = [
-  'config|get', // reads notify-keyspace-events
+  'config|get', // reads notify-keyspace-events; maxmemory-policy where INFO says nothing
   'subscribe', // keyspace notifications of foreign ZADDs
   'psubscribe',
   'unsubscribe',

@@ -25,6 +25,8 @@ export const SCRIPT_NAMES = [
   'dead-purge',
   'pause',
   'time',
+  'spill-drop',
+  'intake-dead',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
