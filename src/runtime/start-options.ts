@@ -71,7 +71,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (options.connection) {
     throw errors.invalidOption(
       'connection',
-      'actors make their own connections: give redis or cluster',
+      'actors make their own connections: give redis, cluster or sentinel',
     );
   }
   const queue = queueOptionsOf(options);
@@ -124,12 +124,23 @@ export function planStart(options: RuntimeOptions): StartPlan {
 
 /** The Queue options inside RuntimeOptions. */
 function queueOptionsOf(options: RuntimeOptions): QueueOptions {
-  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
-    options;
+  const {
+    redis,
+    cluster,
+    sentinel,
+    tls,
+    prefix,
+    groups,
+    scoreUnit,
+    maxBodyBytes,
+    attempts,
+    backoff,
+  } = options;
   return Object.fromEntries(
     Object.entries({
       redis,
       cluster,
+      sentinel,
       tls,
       prefix,
       groups,
