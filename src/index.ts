@@ -6,6 +6,7 @@ export type { HttpHandle, HttpOptions } from './http/index.js';
 export type { AddOptions } from './queue/add-options.js';
 export type { QueueOptions, ScoreUnit } from './queue/config.js';
 export type { DeadLetter, DeadLetterSelection } from './queue/dead-letters.js';
+export type { IntakeListOption } from './queue/intake/spec.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
@@ -20,6 +21,7 @@ export type {
 } from './redis/connection.js';
 export type { ActorApi, Handler, JobContext } from './runtime/actor.js';
 export type { HistogramData, Summary } from './runtime/histogram.js';
+export type { IntakeListFigures } from './runtime/intake/figures.js';
 export type { AttachedServer, RuntimeOptions } from './runtime/launcher.js';
 export { Launcher } from './runtime/launcher.js';
 export type { ActorStat, ActorView, LauncherStats } from './runtime/launcher-stats.js';

@@ -26,7 +26,12 @@ export default async function runJobs(task: {
         await run(job, { signal: never, lateMs });
         return null;
       } catch (error) {
-        if (error instanceof Error) return { name: error.name, message: error.message };
+        if (error instanceof Error) {
+          // The code travels too: a job no command handles is dead-lettered, not retried.
+          const code = (error as { code?: unknown }).code;
+          const outcome = { name: error.name, message: error.message };
+          return typeof code === 'string' ? { ...outcome, code } : outcome;
+        }
         return { name: 'Error', message: String(error) };
       }
     }),

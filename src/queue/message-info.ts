@@ -1,5 +1,5 @@
 // What get() tells about one message, from an inspect.lua reply.
-import { type Body, type DecodedRecord, decodeRecord, textOf } from './record.js';
+import { type Body, type DecodedRecord, decodeRecord, type ScheduleTag, textOf } from './record.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
 
@@ -8,6 +8,10 @@ export interface MessageInfo {
   group: number;
   state: MessageState;
   body: Body;
+  /** the name it was added with, if any */
+  name: string | undefined;
+  /** the schedule occurrence it is, if it is one */
+  schedule: ScheduleTag | undefined;
   priority: number;
   /** deliveries so far, the running one included */
   attempts: number;
@@ -44,6 +48,8 @@ export function messageInfo(
     group,
     state: String(state) as MessageState,
     body: decoded.body,
+    name: decoded.name,
+    schedule: decoded.schedule,
     priority: Number(text(priority) ?? decoded.priority),
     attempts: Number(text(failed)) + (String(state) === 'active' ? 1 : 0),
     maxAttempts: decoded.maxAttempts,

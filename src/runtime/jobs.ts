@@ -131,7 +131,9 @@ export class Jobs {
 
   #settled(entry: Entry, error: unknown, failed: boolean): void {
     const { stats, log } = this.#parts;
-    stats.handler.record(performance.now() - entry.startedAt);
+    const ms = performance.now() - entry.startedAt;
+    stats.handler.record(ms);
+    if (entry.message.name !== undefined) stats.names.record(entry.message.name, ms, failed);
     // Timed out or handed back already: that outcome stands.
     if (!this.#inFlight.delete(entry.message)) return;
     if (!failed) {
@@ -155,7 +157,10 @@ export class Jobs {
     const { stats, log, queue, errors } = this.#parts;
     stats.add('failed');
     const text = error instanceof Error ? error.message : String(error);
-    const call = queue.fail(message, error).then(
+    // A name nobody handles is not retried: no attempt would find a handler. It waits in the
+    // dead letters, with that reason, for a deploy that adds one and a dead-letter retry.
+    const noHandler = (error as { code?: unknown } | null)?.code === 'ERR_SKYQ_NO_HANDLER';
+    const call = queue.fail(message, error, { retry: !noHandler }).then(
       (outcome) => {
         if (outcome === 'retry') stats.add('retried');
         if (outcome === 'dead') stats.add('dead');
