@@ -12,6 +12,7 @@ import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
+import { warnIfEvicting } from './eviction-warning.js';
 import { ensureFormat } from './format.js';
 import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
@@ -19,7 +20,7 @@ import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
-import { storeSpills, type Unspill, unspill } from './spill.js';
+import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { PollOptions } from './leases.js';
 
@@ -52,6 +53,8 @@ export class Queue {
     unspill(this.client, this.config.prefix, group, records, at, step);
   #roundRobin: number;
   #closed = false;
+  /** the eviction policy is read once, after the first command (see eviction-warning.ts) */
+  #policyRead = false;
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
@@ -68,6 +71,8 @@ export class Queue {
       this.config,
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
+      (group, records, at, step, bytes) =>
+        unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
     );
     this.#leases = new Leases(
       this.config,
@@ -84,7 +89,16 @@ export class Queue {
       idBlocks: new IdBlocks(this.client, seqKeys),
       now: (group) => this.clock(group).now(),
       run: (group, args) => this.run('add', group, args),
-      spill: (group, spills) => storeSpills(this.client, this.config.prefix, group, spills),
+      spill: (group, spills, now) =>
+        storeSpills(
+          this.client,
+          this.config.prefix,
+          group,
+          keyOf(this.config.prefix, group, 'spills'),
+          spills,
+          now,
+        ),
+      dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
       explain: (error) => this.#explain(error),
     };
   }
@@ -256,9 +270,20 @@ export class Queue {
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
-      throw this.#explain(error);
-    });
+    return this.#firstCommand(this.#scripts.run(name, this.#keys[group] as string[], args)).catch(
+      (error) => {
+        throw this.#explain(error);
+      },
+    );
+  }
+
+  /** After the first command (connected by then, a cluster's masters known): the policy. */
+  #firstCommand<T>(command: Promise<T>): Promise<T> {
+    if (this.#policyRead || !this.config.warnEviction) return command;
+    this.#policyRead = true;
+    const read = () => (this.#closed ? undefined : warnIfEvicting(this.client));
+    void command.then(read, read);
+    return command;
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */
@@ -276,7 +301,9 @@ export class Queue {
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
+    return this.#firstCommand(
+      this.#scripts.run(name, this.#keys[group] as string[], args, true),
+    ).catch((error) => {
       throw this.#explain(error);
     });
   }

@@ -8,7 +8,7 @@
 /** Commands skyq sends itself (not from Lua), and why. */
 export const CLIENT_COMMANDS = [
   'ping', // health checks
-  'info', // ioredis's ready check (waits while Redis loads its data)
+  'info', // ioredis's ready check (waits while Redis loads its data); maxmemory_policy (eviction.ts)
   'client|setname', // names connections for CLIENT LIST
   // (ioredis also sends CLIENT SETINFO, Redis 7.2+; it ignores a refusal, and naming
   // the subcommand would make ACL SETUSER fail on Redis 7.0)
@@ -22,8 +22,12 @@ export const CLIENT_COMMANDS = [
   'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>
   'get',
   'mget', // spilled bodies, read after a claim
+  'getrange', // the start of spilled bodies: dead-letter previews
   'del',
-  'zadd', // the launcher index: prefix:launchers
+  'multi', // a spilled body and its line in {prefix:g}:spills go together
+  'exec',
+  'zadd', // the launcher index: prefix:launchers; {prefix:g}:spills
+  'pexpire', // the launcher index outlives its last launcher by a minute at most
   'zrangebyscore',
   'zremrangebyscore',
   'zrem',
@@ -54,7 +58,6 @@ export const SCRIPT_COMMANDS = [
   'lindex',
   'llen',
   'lset',
-  'persist',
   'rpush',
   'set',
   'time',
@@ -63,6 +66,7 @@ export const SCRIPT_COMMANDS = [
   'zcard',
   'zcount',
   'zmscore',
+  'zrank',
   'zrange',
   'zrangebyscore',
   'zrem',
@@ -76,7 +80,7 @@ export const SCRIPT_COMMANDS = [
 
 /** Commands skyq can do without: it works on when they are refused. */
 export const OPTIONAL_COMMANDS = [
-  'config|get', // reads notify-keyspace-events
+  'config|get', // reads notify-keyspace-events; maxmemory-policy where INFO says nothing
   'subscribe', // keyspace notifications of foreign ZADDs
   'psubscribe',
   'unsubscribe',
