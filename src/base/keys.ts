@@ -21,6 +21,8 @@ export const KEY_NAMES = [
   'big', // hash id → record bytes, only for records over 1 KiB: claims size their reads by it
   'claims', // zset claim id → lease expiry: the claims remembered in `claimed`
   'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
+  'done', // zset id → when it finished (ms): the kept history, oldest first (lua/history.lua)
+  'hist', // hash id → the finished job: timing, attempts, result, then its record
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

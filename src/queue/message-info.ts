@@ -1,7 +1,9 @@
 // What get() tells about one message, from an inspect.lua reply.
+import { decodeEntry } from './history/entry.js';
+import type { JobResult } from './history/result.js';
 import { type Body, type DecodedRecord, decodeRecord, textOf } from './record.js';
 
-export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
+export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
 
 export interface MessageInfo {
   id: string;
@@ -16,6 +18,18 @@ export interface MessageInfo {
   enqueuedAt: number | null;
   lastError: string | null;
   deadReason: string | null;
+  /** the job's name, when it has one */
+  name?: string | undefined;
+  /** done: when it finished (epoch ms, Redis clock) */
+  finishedAt?: number;
+  /** done: how long its handler ran, in ms */
+  durationMs?: number;
+  /** done: what the handler returned (undefined when nothing, or when it was not kept whole) */
+  result?: Body | undefined;
+  /** done: how the result was kept: none, the value, truncated (its size) or not serialisable */
+  resultKept?: JobResult['kind'];
+  /** done, with a result over the limit: its size in bytes */
+  resultBytes?: number;
 }
 
 /**
@@ -28,7 +42,7 @@ export function messageInfo(
   reply: (Buffer | number | null)[],
   rawHeader: string,
 ): MessageInfo {
-  const [state, record, failed, lastError, deadReason, dueMs, , priority] = reply;
+  const [state, record, failed, lastError, deadReason, dueMs, score, priority, entry] = reply;
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
   const raw = Buffer.from(`${rawHeader}r`);
@@ -39,7 +53,7 @@ export function messageInfo(
     // Show what is stored rather than hide the message.
     decoded = { ...decodeRecord(id, raw), body: String(record) };
   }
-  return {
+  const info: MessageInfo = {
     id: textOf(id),
     group,
     state: String(state) as MessageState,
@@ -51,5 +65,18 @@ export function messageInfo(
     enqueuedAt: decoded.enqueuedAt,
     lastError: text(lastError),
     deadReason: text(deadReason),
+    name: (decoded as { name?: string }).name,
   };
+  if (String(state) === 'done' && Buffer.isBuffer(entry)) {
+    const kept = decodeEntry(entry);
+    info.attempts = kept.attempts;
+    info.dueAt = kept.dueAt;
+    info.finishedAt = Number(text(score));
+    info.durationMs = kept.durationMs;
+    info.resultKept = kept.result.kind;
+    if (kept.result.kind === 'value') info.result = kept.result.value;
+    if (kept.result.kind === 'truncated') info.resultBytes = kept.result.bytes;
+    if (kept.result.kind === 'unserialisable') info.lastError = kept.result.reason;
+  }
+  return info;
 }

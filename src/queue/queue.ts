@@ -158,11 +158,9 @@ export class Queue {
   async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo | null> {
     let found: MessageInfo | null = null;
     await this.#onFirstGroup(id, options, async (group, key) => {
-      const reply = (await this.#runBuffer('inspect', group, [this.config.unitMs, key])) as (
-        | Buffer
-        | number
-        | null
-      )[];
+      const ageMs = this.config.keepDone?.ageMs ?? 0;
+      const args = [this.config.unitMs, key, ageMs];
+      const reply = (await this.#runBuffer('inspect', group, args)) as (Buffer | number | null)[];
       if (!reply[0]) return false;
       await this.#unspill(group, reply, 1, reply.length);
       found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);

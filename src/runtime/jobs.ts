@@ -120,21 +120,27 @@ export class Jobs {
       return;
     }
     if (!isThenable(result)) {
-      this.#settled(entry, undefined, false);
+      this.#settled(entry, result, false);
       return;
     }
     result.then(
-      () => this.#settled(entry, undefined, false),
+      (value: unknown) => this.#settled(entry, value, false),
       (error: unknown) => this.#settled(entry, error, true),
     );
   }
 
-  #settled(entry: Entry, error: unknown, failed: boolean): void {
+  /** `outcome`: what the handler returned (its result), or what it threw when `failed`. */
+  #settled(entry: Entry, outcome: unknown, failed: boolean): void {
     const { stats, log } = this.#parts;
-    stats.handler.record(performance.now() - entry.startedAt);
+    const durationMs = performance.now() - entry.startedAt;
+    stats.handler.record(durationMs);
     // Timed out or handed back already: that outcome stands.
     if (!this.#inFlight.delete(entry.message)) return;
+    const error = outcome;
     if (!failed) {
+      // Kept in the job's history with the ack (see queue/history).
+      entry.message.result = outcome;
+      entry.message.durationMs = durationMs;
       stats.add('done');
       this.#finished.push(entry.message);
       log.debug({ event: 'done', job: entry.message.id }, 'done');

@@ -124,8 +124,19 @@ export function planStart(options: RuntimeOptions): StartPlan {
 
 /** The Queue options inside RuntimeOptions. */
 function queueOptionsOf(options: RuntimeOptions): QueueOptions {
-  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
-    options;
+  const {
+    redis,
+    cluster,
+    tls,
+    prefix,
+    groups,
+    scoreUnit,
+    maxBodyBytes,
+    attempts,
+    backoff,
+    keepDone,
+    resultMaxBytes,
+  } = options;
   return Object.fromEntries(
     Object.entries({
       redis,
@@ -137,6 +148,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       maxBodyBytes,
       attempts,
       backoff,
+      keepDone,
+      resultMaxBytes,
     }).filter(([, v]) => v !== undefined),
   );
 }
