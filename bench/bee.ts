@@ -98,7 +98,7 @@ export async function runBee(
     const before = await redisFigures(monitor);
     await produce(workload, async (batch) => {
       await save(batch, tracker.adding(batch));
-      tracker.added(batch.length);
+      tracker.added(batch);
     });
     if (tracker.consumes && later) {
       tracker.consumersReleased();

@@ -106,7 +106,7 @@ export async function runBullmq(
     const before = await redisFigures(monitor);
     await produce(workload, async (batch) => {
       await queue.addBulk(toJobs(batch, tracker.adding(batch)));
-      tracker.added(batch.length);
+      tracker.added(batch);
     });
     if (tracker.consumes && consumeAfterAdding(workload)) {
       tracker.consumersReleased();

@@ -98,7 +98,7 @@ export async function runNaive(
     if (tracker.consumes && !later) startConsumers();
     await produce(workload, async (batch) => {
       await zaddChunk(producer, batch, tracker.adding(batch), body);
-      tracker.added(batch.length);
+      tracker.added(batch);
     });
     if (tracker.consumes && later) {
       tracker.consumersReleased();

@@ -106,6 +106,7 @@ export async function runSkyq(
       const ids = await queue.addBulk(
         batch.map((_, i) => ({ body, options: { runAt: dues[i] as number } })),
       );
+      tracker.added(batch);
       ids.forEach((id, i) => {
         const own = (batch[i] as { id: string }).id;
         planned.set(id, own);
@@ -115,7 +116,6 @@ export async function runSkyq(
           tracker.handled(own, ...times);
         }
       });
-      tracker.added(batch.length);
     });
     if (tracker.consumes && later) {
       tracker.consumersReleased();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:targets`: every target of issue 9 measured in one run, each section on fresh
+ * `npm run bench:targets`: every target of issue 18 (and issue 9 before it) measured in one run, each section on fresh
  * private redis-servers, with startActors' defaults and a no-op handler. Prints one table
  * (figure, measured, target, met / missed) and the command line, or everything as JSON.
  *   node dist/bench/targets.js [--only seed,burst] [--quick] [--seed-count 20000] [--json]
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     return;
   }
   console.log(
-    `skyq against issue 9's targets · node ${ctx.node} · redis ${ctx.redis} · ${ctx.cpus} CPUs · ` +
+    `skyq against its targets · node ${ctx.node} · redis ${ctx.redis} · ${ctx.cpus} CPUs · ` +
       `load average ${ctx.loadAverageAtStart.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end`,
   );
   if (ctx.sizesChanged.length > 0) {

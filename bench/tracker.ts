@@ -17,6 +17,9 @@ const PROGRESS_EVERY_MS = 100;
 export class RunTracker {
   readonly accounting = new Accounting();
   readonly lateness = new LatenessRecorder();
+  readonly latenessSinceAdded = new LatenessRecorder();
+  /** when each id's add was acknowledged (only while it waits to be handled) */
+  private readonly addedAt = new Map<string, number>();
   readonly messages: number;
   /** memory adds far-future messages and consumes nothing */
   readonly consumes: boolean;
@@ -59,10 +62,16 @@ export class RunTracker {
     });
   }
 
-  /** Call once the system acknowledged the chunk. */
-  added(n: number): void {
-    this.lastAdd = Date.now();
-    this.enqueued += n;
+  /** Call once the system acknowledged the chunk (its ids, or how many it held). */
+  added(batch: Planned[] | number): void {
+    const now = Date.now();
+    this.lastAdd = now;
+    if (typeof batch === 'number') {
+      this.enqueued += batch;
+    } else {
+      this.enqueued += batch.length;
+      if (this.consumes) for (const m of batch) this.addedAt.set(m.id, now);
+    }
     if (!this.consumes) this.progress(this.enqueued);
   }
 
@@ -73,7 +82,12 @@ export class RunTracker {
    */
   handled(id: string, dueMs?: number, start = nowMs()): void {
     if (this.accounting.record(id) !== 'first') return;
-    this.lateness.record(start - (dueMs ?? this.accounting.dueOf(id) ?? start));
+    const due = dueMs ?? this.accounting.dueOf(id) ?? start;
+    this.lateness.record(start - due);
+    // A start before the add was acknowledged (the reply still on its way) counts from due.
+    const added = this.addedAt.get(id);
+    this.addedAt.delete(id);
+    this.latenessSinceAdded.record(start - Math.max(due, added ?? due));
     this.lastHandled = start;
     this.progress(this.accounting.handled);
     if (this.accounting.handled >= this.messages) this.wake?.();
@@ -139,6 +153,7 @@ export class RunTracker {
       drainRate: consumes ? acc.handled / drainSeconds : Number.NaN,
       totalSeconds: consumes ? (this.lastHandled - this.firstAdd) / 1000 : Number.NaN,
       lateness: this.lateness.summary(),
+      latenessSinceAdded: this.latenessSinceAdded.summary(),
       early: this.lateness.early,
       commandsPerMessage: redis.calls / messages,
       scriptCallsPerMessage: redis.scriptCalls / messages,

@@ -1,23 +1,34 @@
 // npm run build: a clean dist/ from tsc, the Lua scripts, and one bundled file per worker entry.
 //
+// The build is made in a folder of its own next to dist/ and swapped into place only when it is
+// complete, so a process running from dist/ (tests, a launcher, `npx skyq`) never finds it
+// missing or half written: the old tree is renamed away and the new one renamed in, two
+// rename(2) calls apart. The new tree carries the bin's execute bit and the `.built` stamp that
+// `npm run prepare` (which `npx skyq` runs) compares with the sources, so a fresh build is
+// never rebuilt by the next command.
+//
 // Every actor thread is a fresh V8 isolate: loaded as separate modules, ioredis, pino, comlink
 // and the rest are hundreds of files to resolve, read and compile per thread. One esbuild bundle
 // per entry is one file instead. The bundles replace tsc's dist/workers/*.js, which is where the
 // launcher starts threads from (src/runtime/worker-path.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const require = createRequire(import.meta.url);
 const WORKERS = ['actor', 'coordinator', 'handler-task'];
 
-// Stale outputs (a moved or deleted source) must not linger and be loaded by mistake.
-rmSync('dist', { recursive: true, force: true });
+// A fresh folder, so stale outputs (a moved or deleted source) never linger to be loaded by
+// mistake; named by pid, so two builds at once do not write into each other.
+const OUT = `dist.build-${process.pid}`;
+const OLD = `dist.old-${process.pid}`;
+rmSync(OUT, { recursive: true, force: true });
+process.on('exit', () => rmSync(OUT, { recursive: true, force: true }));
 
 const tsc = spawnSync(
   process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'],
+  [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', OUT],
   {
     stdio: 'inherit',
   },
@@ -26,16 +37,16 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 // src/redis/scripts.ts reads its scripts at new URL('../lua/', import.meta.url): that is
 // dist/src/lua from the library's own module and dist/lua from a bundle in dist/workers.
-for (const dir of ['dist/src/lua', 'dist/lua']) {
+for (const dir of [`${OUT}/src/lua`, `${OUT}/lua`]) {
   cpSync('src/lua', dir, { recursive: true });
 }
 
 // The dashboard's page (plain HTML, CSS and ES modules) sits next to src/http/page.ts.
-cpSync('src/http/page', 'dist/src/http/page', { recursive: true });
+cpSync('src/http/page', `${OUT}/src/http/page`, { recursive: true });
 
 await build({
   entryPoints: Object.fromEntries(WORKERS.map((name) => [name, `workers/${name}.ts`])),
-  outdir: 'dist/workers',
+  outdir: `${OUT}/workers`,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -48,3 +59,11 @@ await build({
     js: "import { createRequire as __skyqCreateRequire } from 'node:module'; const require = __skyqCreateRequire(import.meta.url);",
   },
 });
+
+// tsc writes files 0644; the bin (package.json "bin") must stay runnable as `skyq`.
+chmodSync(`${OUT}/src/cli/main.js`, 0o755);
+writeFileSync(`${OUT}/.built`, `${new Date().toISOString()}\n`);
+
+if (existsSync('dist')) renameSync('dist', OLD);
+renameSync(OUT, 'dist');
+rmSync(OLD, { recursive: true, force: true });

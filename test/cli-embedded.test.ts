@@ -8,8 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedRedis, knock, savedPassword } from '../src/cli/embedded.js';
-import { findFreePort } from '../src/redis/server.js';
-import { startStandalone } from './helpers/redis.js';
+import { heldPort, startStandalone } from './helpers/redis.js';
 import {
   CLI,
   type CliChild,
@@ -56,7 +55,7 @@ const serverPid = (dir: string) =>
 
 describe('embeddedRedis', () => {
   it('starts a password-protected server whose files only its owner can read', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const dir = join(tempDir('skyq-embedded-'), '.skyq');
     const said: string[] = [];
     const first = await embeddedRedis((line) => said.push(line), { port, dir });
@@ -86,7 +85,7 @@ describe('embeddedRedis', () => {
   });
 
   it('refuses a password-protected Redis it has no password for, in one line', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const other = await startStandalone({ port, password: 'not-yours' });
     try {
       const dir = join(tempDir('skyq-embedded-'), '.skyq');
@@ -99,7 +98,7 @@ describe('embeddedRedis', () => {
   });
 
   it('uses a Redis without a password that answers at the port, and leaves it alone', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const yours = await startStandalone({ port });
     try {
       const said: string[] = [];
@@ -119,7 +118,7 @@ describe('embeddedRedis', () => {
 
 describe('skyq start with no Redis named', () => {
   it('survives a kill -9: the next start reuses the server, then stops it', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const cwd = tempDir('skyq-embedded-cwd-');
     const args = ['start', '--groups', '2', '--log-dir', 'logs'];
     const first = cliIn(cwd, port, args);
@@ -175,7 +174,7 @@ describe('skyq start with no Redis named', () => {
   });
 
   it('a second launcher shares the server and leaves it to the one that started it', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const cwd = tempDir('skyq-embedded-cwd-');
     const owner = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-a']);
     let guest: CliChild | undefined;

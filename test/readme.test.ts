@@ -18,7 +18,8 @@ it('runs the order time-out example from README.md', () => {
   const example = /```js\n(import \{ Queue \} from 'skyq';[\s\S]*?)```/.exec(readme)?.[1];
   expect(example).toBeDefined();
   // Inside the package folder, so `import 'skyq'` resolves to this package (self-reference).
-  const dir = new URL('../.test-tmp/', import.meta.url);
+  // A folder of its own: .test-tmp/ also holds the fault suite's results (reliability:doc).
+  const dir = new URL('../.test-tmp/readme/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   const file = new URL('readme-example.mjs', dir);
   writeFileSync(file, example as string);

@@ -7,8 +7,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type RedisClient } from '../src/redis/connection.js';
 import { type ConnectionChange, watchConnection } from '../src/redis/outage.js';
-import { findFreePort } from '../src/redis/server.js';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import {
+  expectServedBy,
+  heldPort,
+  type RedisServerHandle,
+  startStandalone,
+} from './helpers/redis.js';
 import { removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
 
 let cleanup: (() => Promise<void> | void)[] = [];
@@ -22,7 +26,7 @@ const states = (changes: ConnectionChange[]) => changes.map((c) => c.state);
 
 describe('watchConnection', () => {
   it('reports one down and one up per outage of a stopped and restarted server', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const dir = tempDir('skyq-outage-');
     let server: RedisServerHandle = await startStandalone({ port, dir });
     cleanup.push(() => server.stop());
@@ -46,6 +50,7 @@ describe('watchConnection', () => {
       ]);
       expect(watch.state).toBe('down');
       server = await startStandalone({ port, dir });
+      await expectServedBy(server.url, server.pid);
       await waitFor('the up report', () => (changes.length === 2 * outage ? true : undefined));
       expect(changes[2 * outage - 1]).toMatchObject({ state: 'up' });
       expect((changes[2 * outage - 1] as { downMs: number }).downMs).toBeGreaterThanOrEqual(2900);

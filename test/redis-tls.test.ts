@@ -12,7 +12,7 @@ import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { connect } from '../src/redis/connection.js';
-import { findFreePort } from '../src/redis/server.js';
+import { heldPort } from './helpers/redis.js';
 import { finish, removeTempDirs, runCli, spawnCli, tempDir, waitFor } from './helpers/runtime.js';
 
 const dir = tempDir('skyq-tls-');
@@ -82,7 +82,7 @@ const trusted = () => ({ ca: pem('ca.crt'), cert: pem('client.crt'), key: pem('c
 
 /** A TLS-only redis-server; resolves its port once it answers over TLS. */
 async function startTlsServer(authClients: 'yes' | 'no'): Promise<number> {
-  const port = await findFreePort();
+  const port = await heldPort();
   const child = spawn(
     'redis-server',
     [
@@ -119,7 +119,9 @@ async function startTlsServer(authClients: 'yes' | 'no'): Promise<number> {
         failFast: true,
       });
       try {
-        return (await client.ping()) === 'PONG' ? true : undefined;
+        // Ours, not a stranger's: the answer must come from the child just started.
+        const info = (await client.info('server')) as string;
+        return /process_id:(\d+)/.exec(info)?.[1] === String(child.pid) ? true : undefined;
       } catch {
         return undefined;
       } finally {

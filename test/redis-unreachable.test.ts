@@ -6,8 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, SkyqError } from '../src/index.js';
-import { findFreePort } from '../src/redis/server.js';
-import { startStandalone } from './helpers/redis.js';
+import { expectServedBy, heldPort, startStandalone } from './helpers/redis.js';
 import {
   type CliResult,
   finish,
@@ -28,7 +27,7 @@ async function timed(args: string[]): Promise<CliResult & { ms: number }> {
 
 describe('a CLI command against a dead Redis', () => {
   it('prints one line naming the address and the reason, exits 1, within 5 s', async () => {
-    const port = await findFreePort(); // free now: nothing listens there
+    const port = await heldPort(); // free now: nothing listens there
     const url = `redis://127.0.0.1:${port}`;
     const expected = `skyq: cannot reach Redis at ${url}: connection refused`;
     const commands: [string[], string][] = [
@@ -72,7 +71,7 @@ describe('a CLI command against a dead Redis', () => {
 
 describe('a library Queue', () => {
   it('with failFast rejects with ERR_SKYQ_UNREACHABLE at once', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const queue = new Queue({ redis: `redis://:secret@127.0.0.1:${port}`, failFast: true });
     const started = Date.now();
     // (A call that goes through Queue.run: add's id reservation is the engine's to explain.)
@@ -101,7 +100,7 @@ describe('a library Queue', () => {
 
 describe('a running launcher', () => {
   it('rides out a Redis restart without unhandled error events', async () => {
-    const port = await findFreePort();
+    const port = await heldPort();
     const dir = tempDir('skyq-outage-data-');
     let server = await startStandalone({ port, dir, appendonly: true });
     const start = spawnCli([
@@ -122,6 +121,7 @@ describe('a running launcher', () => {
       await server.stop();
       await sleep(3000); // a few seconds of reconnect attempts by 3 actors and the coordinator
       server = await startStandalone({ port, dir, appendonly: true });
+      await expectServedBy(server.url, server.pid);
       // Back: a produced message is consumed (the default handler logs it).
       const produced = await finish(
         spawnCli(['produce', '--redis', server.url, '--delay', '0s']),

@@ -10,7 +10,7 @@ import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
 import { startRedisServer } from '../redis/server.js';
-import { parseCount, parseDuration } from './duration.js';
+import { parseCount, parseDuration, parsePositiveCount } from './duration.js';
 
 interface BenchFlags {
   workload: string;
@@ -72,8 +72,8 @@ export function registerBench(program: Command): void {
       }
       const shape: SkyqShape = {
         actors: parseCount(flags.actors, 'actors'),
-        concurrency: parseCount(flags.concurrency, 'concurrency'),
-        batch: parseCount(flags.batch, 'batch'),
+        concurrency: parsePositiveCount(flags.concurrency, 'concurrency'),
+        batch: parsePositiveCount(flags.batch, 'batch'),
       };
       const idleMs = parseDuration(flags.idle, 'idle');
       const server = flags.redis ? null : await startRedisServer();

@@ -31,6 +31,13 @@ export function describeMs(ms: number): string {
   return `${ms}ms`;
 }
 
+/** A whole number ≥ 1: a count of things that must run at all (handlers at once, a batch). */
+export function parsePositiveCount(text: string, field: string): number {
+  const value = parseCount(text, field);
+  if (value < 1) throw errors.invalidOption(field, 'must be at least 1', text);
+  return value;
+}
+
 export function parseCount(text: string, field: string): number {
   const value = Number(text.replace(/_/g, ''));
   if (text.trim() === '' || !Number.isInteger(value) || value < 0)

@@ -2,6 +2,7 @@
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
 // cancel, bench, dashboard, acl.
 import { Command } from 'commander';
+import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
 import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
@@ -9,16 +10,18 @@ import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
 import { cliErrorLine } from './error-line.js';
 import { registerGet } from './get.js';
+import { commandPathOf, hintHelpAfterErrors } from './help-hint.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
 import { registerProduce } from './produce.js';
 import { registerReschedule } from './reschedule.js';
 import { registerStart } from './start.js';
 import { registerStats } from './stats.js';
+import { packageVersion } from './version.js';
 
 const program = new Command('skyq')
   .description('delayed, FIFO and priority message queues on Redis, run by worker_threads actors')
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version', 'print the version of skyq');
 
 // A reader that goes away (`skyq logs | head`, `skyq stats --watch | head`) ends the command quietly.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -39,10 +42,16 @@ registerBench(program);
 registerDashboard(program);
 registerAcl(program);
 
-// The running command's prefix, so a NOPERM error can name the ACL rule for it.
+// A flag commander refuses is one line, then where to read more: the whole help buried the error.
+hintHelpAfterErrors(program);
+
+// The running command's prefix, so a NOPERM error can name the ACL rule for it, and its
+// name, so a refused flag value can point at its help.
 let prefix: string | undefined;
+let commandPath = '';
 program.hook('preAction', (_program, action) => {
   prefix = action.opts().prefix as string | undefined;
+  commandPath = commandPathOf(action);
 });
 
 try {
@@ -52,5 +61,7 @@ try {
   // operator: one line. Anything else is a defect, and its stack says where.
   await connectionChecksSettled();
   console.error(`skyq: ${cliErrorLine(error, prefix)}`);
+  if (error instanceof SkyqError && error.code === 'ERR_SKYQ_INVALID_OPTION')
+    console.error(`see skyq ${commandPath} --help`);
   process.exit(1);
 }

@@ -53,7 +53,7 @@ export function registerProduce(program: Command): void {
       '5s',
     )
     .option('--body-bytes <n>', 'with --count: body size', '100')
-    .option('--quiet', 'do not print ids')
+    .option('--quiet', 'print nothing but errors (no ids, no --count summary)')
     .action(async (flags: ProduceFlags) => {
       // Every flag is checked before connecting, in every mode.
       const common: AddOptions = {
@@ -75,7 +75,7 @@ export function registerProduce(program: Command): void {
             };
       await withQueue(flags, async (queue) => {
         await queue.ready();
-        if (load) await produceLoad(queue, load, common);
+        if (load) await produceLoad(queue, load, common, flags.quiet === true);
         else await produceLines(queue, flags, common, maxLine);
       });
     });
@@ -126,6 +126,7 @@ async function produceLoad(
   queue: Queue,
   load: { count: number; spreadMs: number; bodyBytes: number },
   common: AddOptions,
+  quiet: boolean,
 ): Promise<void> {
   const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
@@ -140,6 +141,7 @@ async function produceLoad(
     }));
     await queue.addBulk(items);
   }
+  if (quiet) return;
   const seconds = (Date.now() - started) / 1000;
   const rate = load.count > 0 && seconds > 0 ? ` (${Math.round(load.count / seconds)}/s)` : '';
   console.log(

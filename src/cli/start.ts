@@ -6,7 +6,7 @@ import { checkLogLevel } from '../runtime/logger.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
-import { parseCount, parseDuration, parseGroupList } from './duration.js';
+import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
@@ -38,16 +38,19 @@ export function registerStart(program: Command): void {
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: StartFlags) => {
-      const logLevel = checkLogLevel(flags.logLevel, 'log-level'); // before any server starts
+      // Every flag is checked before any server starts.
+      const logLevel = checkLogLevel(flags.logLevel, 'log-level');
       const base = queueOptions(flags, 'long-running');
+      const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
+      const batch = parsePositiveCount(flags.batch, 'batch');
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
       const options: StartOptions = {
         ...base,
         ...(embedded ? { redis: embedded.url } : {}),
-        concurrency: parseCount(flags.concurrency, 'concurrency'),
-        batch: parseCount(flags.batch, 'batch'),
+        concurrency,
+        batch,
         leaseMs: parseDuration(flags.lease, 'lease'),
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),

@@ -21,7 +21,8 @@ export interface ConnectionOptions {
   connection?: RedisClient;
   /**
    * batch the commands issued in one tick into one write (default true: many
-   * concurrent producers gain); a consumer sending one call at a time does not
+   * concurrent producers gain); a consumer sending one call at a time does not.
+   * Always off on a cluster, where it would break live resharding (connection.ts).
    */
   autoPipelining?: boolean;
   /**

@@ -67,8 +67,13 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   let client: RedisClient;
   if (options.cluster !== undefined) {
     client = new Cluster(options.cluster, {
-      enableAutoPipelining: pipelining,
-      redisOptions: common,
+      // Never on a cluster: ioredis's auto-pipeline batches the commands of several slots of
+      // one master, and when a reshard moves one of those slots it hands MOVED and ASK to the
+      // callers instead of following them (it retries a pipeline only when all of it failed
+      // alike), so its slot map is never refreshed and a long-lived producer fails for good
+      // (ioredis#2075). Sent one by one, every command follows its own redirection.
+      enableAutoPipelining: false,
+      redisOptions: { ...common, enableAutoPipelining: false },
       ...(extras.lazy ? { lazyConnect: true } : {}),
       ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
     });

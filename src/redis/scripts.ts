@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
+import { whileSlotMoves } from './slot-moves.js';
 
 export const SCRIPT_NAMES = [
   'add',
@@ -76,7 +77,7 @@ export class Scripts {
   ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
-    return command.call(this.#client, ...keys, ...args);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, ...keys, ...args));
   }
 
   /**
@@ -91,7 +92,7 @@ export class Scripts {
   ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[commandName(name)] as ScriptCommand;
-    return command.call(this.#client, 1, routingKey, ...args);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, 1, routingKey, ...args));
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

@@ -204,13 +204,18 @@ function quoteConfig(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
-/** A real Redis Cluster of `masters` (default 3) masters and no replicas. */
+/**
+ * A real Redis Cluster of `masters` (default 3) masters and no replicas, on `ports` when given
+ * (one per master, each with port + 10000 free for the bus; tests pass ports they hold).
+ */
 export async function startRedisCluster(
-  opts: { masters?: number } = {},
+  opts: { masters?: number; ports?: number[] } = {},
 ): Promise<RedisClusterHandle> {
-  const count = opts.masters ?? 3;
+  const count = opts.ports?.length ?? opts.masters ?? 3;
   const started = await Promise.allSettled(
-    Array.from({ length: count }, () => startRedisServer({ cluster: true })),
+    Array.from({ length: count }, (_, i) =>
+      startRedisServer({ cluster: true, port: opts.ports?.[i] }),
+    ),
   );
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stop = async () => void (await Promise.all(servers.map((s) => s.stop())));

@@ -12,10 +12,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/index.js';
-import { findFreePort } from '../../src/redis/server.js';
 import type { Launcher } from '../../src/runtime/launcher.js';
 import { startActors } from '../../src/start.js';
-import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';
+import {
+  expectServedBy,
+  heldPort,
+  type RedisServerHandle,
+  startStandalone,
+} from '../helpers/redis.js';
 import { removeTempDirs, tempDir } from '../helpers/runtime.js';
 import { startCutProxy } from './helpers/cut-proxy.js';
 import { startFlow } from './helpers/flow.js';
@@ -43,7 +47,7 @@ const durable = async (port: number, dir: string) =>
 
 beforeAll(async () => {
   [server, recorder] = await Promise.all([
-    durable(await findFreePort(), tempDir('skyq-aof-')),
+    durable(await heldPort(), tempDir('skyq-aof-')),
     startStandalone(),
   ]);
   record = new Redis(recorder.url);
@@ -116,6 +120,7 @@ describe('Redis faults while messages flow', () => {
       await server.stop(); // reaps it; the data dir is the test's and stays
       await sleep(DOWN_MS);
       server = await durable(server.port, server.dir);
+      await expectServedBy(server.url, server.pid);
       return { backAt: Date.now() };
     });
     saveCost({

@@ -5,9 +5,8 @@
  * master's replica take over within seconds.
  */
 import { Redis } from 'ioredis';
-import { type RedisServerHandle, startRedisServer } from '../../../src/redis/server.js';
 import { waitFor } from '../../helpers/queue.js';
-import { startCluster } from '../../helpers/redis.js';
+import { type RedisServerHandle, startCluster, startStandalone } from '../../helpers/redis.js';
 
 export interface ClusterNodeInfo {
   host: string;
@@ -65,7 +64,7 @@ export async function startReplicatedCluster(nodeTimeoutMs = 1000): Promise<Repl
     for (let i = 0; i < base.nodes.length; i++) {
       // Always allowed to take over, however long it lost sight of its master (a busy machine).
       const args = [...timeout, '--cluster-replica-validity-factor', '0'];
-      replicaServers.push(await startRedisServer({ cluster: true, extraArgs: args }));
+      replicaServers.push(await startStandalone({ cluster: true, extraArgs: args }));
     }
     const masters = await Promise.all(base.nodes.map((n) => describeNode(n.port)));
     const replicas = await Promise.all(replicaServers.map((s) => describeNode(s.port)));
