@@ -152,7 +152,8 @@ describe('cluster key layout', () => {
 
   it('ready() loads every script on every master', async () => {
     const dir = new URL('../src/lua/', import.meta.url);
-    const lib = readFileSync(new URL('lib.lua', dir), 'utf8');
+    const read = (name: string) => readFileSync(new URL(`${name}.lua`, dir), 'utf8');
+    const lib = `${read('lib')}\n${read('history')}`;
     const sha = (name: string) =>
       createHash('sha1')
         .update(`${lib}\n${readFileSync(new URL(`${name}.lua`, dir), 'utf8')}`)

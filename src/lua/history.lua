@@ -1,8 +1,8 @@
 -- history.lua: finished jobs kept for a while, with their results. The loader
 -- puts this text after lib.lua, in front of each script.
 --
--- A kept job keeps its record where it was (msg hash, big hash, body key: no
--- body is copied), and gains:
+-- A kept job keeps its record where it was in the msg hash (no body is copied;
+-- a spilled body over 64 KiB is not kept, see forgetState), and gains:
 --   done: zset id → when it finished (ms, Redis clock), oldest first
 --   hist: hash id → "<attempts>|<due ms>|<duration ms>|<kind><result>"
 --     kind: u none, s string, j JSON, b bytes, t truncated (then its size in bytes)
@@ -26,8 +26,24 @@ local function retentionOf(spec)
   return { count = tonumber(count), ageMs = tonumber(age) }
 end
 
--- Forget the lease state of finished messages, keeping their records.
+-- Forget the lease state of finished messages, keeping their records. Bodies
+-- over 64 KiB (spilled to keys of their own) are not kept: 1,000 of 1 MiB
+-- would be a GiB a group. Their stub stays, so get() can say so. Sizes in the
+-- big hash go too: claims size their reads by them, and a kept job is not read.
 local function forgetState(ids)
+  if redis.call('EXISTS', bigKey) == 1 then
+    local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
+    for i = 1, #ids do
+      local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
+      if nonce then
+        bodies[#bodies + 1] = bodyKey(nonce)
+      end
+    end
+    for i = 1, #bodies, CHUNK do
+      redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
+    end
+    bulk('HDEL', bigKey, ids)
+  end
   bulk('HDEL', dueKey, ids)
   for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
     if redis.call('EXISTS', key) == 1 then

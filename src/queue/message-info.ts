@@ -1,7 +1,8 @@
 // What get() tells about one message, from an inspect.lua reply.
 import { decodeEntry } from './history/entry.js';
 import type { JobResult } from './history/result.js';
-import { type Body, type DecodedRecord, decodeRecord, textOf } from './record.js';
+import { type Body, type DecodedRecord, decodeRecord, headerBars, textOf } from './record.js';
+import { nonceOf } from './spill.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
 
@@ -30,6 +31,22 @@ export interface MessageInfo {
   resultKept?: JobResult['kind'];
   /** done, with a result over the limit: its size in bytes */
   resultBytes?: number;
+  /** done: false when its body (over 64 KiB) was not kept; body is then null */
+  bodyKept?: false;
+}
+
+/** The header of a stub whose body key is gone, as a record of its own. */
+function keptHeader(record: Buffer | null): DecodedRecord | null {
+  const last = record ? headerBars(record)[3] : undefined;
+  if (!record || last === undefined || !nonceOf(record)) return null;
+  try {
+    return decodeRecord(
+      Buffer.from(''),
+      Buffer.concat([record.subarray(0, last + 1), Buffer.from('s')]),
+    );
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -50,8 +67,11 @@ export function messageInfo(
   try {
     decoded = decodeRecord(id, (record as Buffer | null) ?? raw);
   } catch {
+    const kept = String(state) === 'done' && keptHeader(record as Buffer | null);
+    // A done job whose spilled body was not kept (history.lua): its header still tells.
+    if (kept) decoded = { ...kept, body: null };
     // Show what is stored rather than hide the message.
-    decoded = { ...decodeRecord(id, raw), body: String(record) };
+    else decoded = { ...decodeRecord(id, raw), body: String(record) };
   }
   const info: MessageInfo = {
     id: textOf(id),
@@ -67,6 +87,9 @@ export function messageInfo(
     deadReason: text(deadReason),
     name: (decoded as { name?: string }).name,
   };
+  if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
+    info.bodyKept = false;
+  }
   if (String(state) === 'done' && Buffer.isBuffer(entry)) {
     const kept = decodeEntry(entry);
     info.attempts = kept.attempts;
