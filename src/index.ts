@@ -9,7 +9,7 @@ export type { DeadLetter, DeadLetterSelection } from './queue/dead-letters.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
-export { Queue } from './queue/queue.js';
+export { Queue, type WaitResult } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';
 export type { ClusterNode, ConnectionOptions, RedisClient } from './redis/connection.js';
 export type { ActorApi, Handler, JobContext } from './runtime/actor.js';

@@ -22,7 +22,8 @@ export const KEY_NAMES = [
   'claims', // zset claim id → lease expiry: the claims remembered in `claimed`
   'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
   'done', // zset id → when it finished (ms): the kept history, oldest first (lua/history.lua)
-  'hist', // hash id → the finished job: timing, attempts, result, then its record
+  'hist', // hash id → the finished job: attempts, due, duration, result (lua/history.lua)
+  'fin', // stream, one entry per call that finished jobs: id → done | dead (for waitFor)
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

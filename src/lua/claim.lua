@@ -289,6 +289,7 @@ if taken > 0 then
     bulk('ZADD', deadKey, dead)
     bulk('HSET', reasonKey, reasons)
     bulk('HDEL', dueKey, deadIds)
+    announce(deadIds, 'dead')
   end
 end
 

@@ -12,6 +12,22 @@
 -- entry but keeps its record, which belongs to the new message.
 
 local TRIM_SLACK = 10
+-- Entries the fin stream keeps (about: MAXLEN ~): each is one call's finished jobs.
+local FINISHED_ENTRIES = 1000
+
+-- Tell waiters (queue.waitFor) these jobs ended: one stream entry per call,
+-- id → state, so a reader that was away resumes from the last entry it saw.
+local function announce(ids, state)
+  local fields = {}
+  for i = 1, #ids do
+    fields[#fields + 1] = ids[i]
+    fields[#fields + 1] = state
+  end
+  for i = 1, #fields, CHUNK do
+    redis.call('XADD', finKey, 'MAXLEN', '~', FINISHED_ENTRIES, '*',
+      unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
+  end
+end
 local NOTHING_KEPT = { count = 0, ageMs = 0 }
 
 -- Retention from an argument: "<count>:<age ms>", or '' when nothing is kept.
@@ -93,6 +109,7 @@ local function ackLeased(first)
   local now = nowMs()
   if #held > 0 then
     bulk('ZREM', activeKey, held)
+    announce(held, 'done')
   end
   if not retention then
     if #held > 0 then

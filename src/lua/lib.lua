@@ -21,6 +21,7 @@ local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 local claimsKey, claimedKey, doneKey, histKey = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
+local finKey = KEYS[21]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 

@@ -30,6 +30,8 @@ export const CLIENT_COMMANDS = [
   'cluster|slots', // Redis Cluster: the slot map
   'cluster|info', // Redis Cluster: ready check
   'asking', // Redis Cluster: slot migration redirects
+  'xread', // waitFor: reads {prefix:g}:fin
+  'xrevrange', // waitFor: where {prefix:g}:fin ends
 ] as const;
 
 /** Commands the Lua scripts call (src/lua/*.lua). */
@@ -62,6 +64,7 @@ export const SCRIPT_COMMANDS = [
   'zrangebyscore',
   'zrem',
   'zscore',
+  'xadd', // the fin stream: jobs that ended, for waitFor
 ] as const;
 
 /** Commands skyq can do without: it works on when they are refused. */
