@@ -82,7 +82,11 @@ export class RunTracker {
    */
   handled(id: string, dueMs?: number, start = nowMs()): void {
     if (this.accounting.record(id) !== 'first') return;
-    const due = dueMs ?? this.accounting.dueOf(id) ?? start;
+    // Anchored at the first add, due times are the producer's, fixed before the add: a system
+    // that clamps a past due time to its add (skyq, BullMQ) would otherwise report lateness from
+    // when it got the message. A delay counts from the system's own add (`dueMs`) otherwise.
+    const planned = this.accounting.dueOf(id);
+    const due = (this.workload.anchor === 'first-add' ? planned : (dueMs ?? planned)) ?? start;
     this.lateness.record(start - due);
     // A start before the add was acknowledged (the reply still on its way) counts from due.
     const added = this.addedAt.get(id);

@@ -27,7 +27,12 @@ export default async function runJobs(task: {
         // Structured clone carries JSON values, strings and Buffers (as Uint8Array) back.
         return result === undefined ? null : { result };
       } catch (error) {
-        if (error instanceof Error) return { name: error.name, message: error.message };
+        if (error instanceof Error) {
+          // The code travels too: a job no command handles is dead-lettered, not retried.
+          const code = (error as { code?: unknown }).code;
+          const outcome = { name: error.name, message: error.message };
+          return typeof code === 'string' ? { ...outcome, code } : outcome;
+        }
         return { name: 'Error', message: String(error) };
       }
     }),

@@ -14,6 +14,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_UNREACHABLE'
   | 'ERR_SKYQ_NOPERM'
   | 'ERR_SKYQ_AUTH'
+  | 'ERR_SKYQ_FORMAT'
+  | 'ERR_SKYQ_NO_HANDLER'
   | 'ERR_SKYQ_NOT_FOUND';
 
 export class SkyqError extends Error {
@@ -101,6 +103,18 @@ export const errors = {
       `Redis at ${where} refused the login: ${reason}`,
       undefined,
       cause,
+    ),
+  /** the data under a prefix was written by a newer skyq than this one */
+  formatTooNew: (key: string, stored: number, known: number) =>
+    new SkyqError(
+      'ERR_SKYQ_FORMAT',
+      `${key} says format ${stored}, newer than this skyq knows (${known}): upgrade skyq before running it against this data`,
+    ),
+  /** a job whose name neither a command table entry nor a '*' entry handles */
+  noHandler: (name: string | undefined) =>
+    new SkyqError(
+      'ERR_SKYQ_NO_HANDLER',
+      name === undefined ? 'no handler for unnamed jobs' : `no handler for ${JSON.stringify(name)}`,
     ),
   /** Redis's NOPERM reply, with the ACL rule a skyq user needs */
   noPermission: (reply: string, rule: string, cause?: unknown) =>

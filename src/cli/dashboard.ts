@@ -1,11 +1,9 @@
 // skyq dashboard: the web dashboard on its own, showing every launcher that publishes its
 // figures to this Redis. Also the --http / --auth-token flags `skyq start` shares.
 import type { Command } from 'commander';
-import { errors } from '../base/errors.js';
 import { type HttpOptions, serveDashboard } from '../http/index.js';
 import { TOKEN_ENV } from '../http/policy.js';
-import { Queue } from '../queue/queue.js';
-import { withTimeout } from '../runtime/rpc.js';
+import { ensureReachable } from '../redis/connection.js';
 import { type ConnectionFlags, queueOptions, withConnectionFlags } from './common.js';
 
 export interface HttpFlags {
@@ -23,8 +21,6 @@ export function httpOptions(flags: HttpFlags): HttpOptions {
   };
 }
 
-const REDIS_TIMEOUT_MS = 3000;
-
 export function registerDashboard(program: Command): void {
   withConnectionFlags(program.command('dashboard'))
     .description('web dashboard of every launcher publishing to this Redis (depths, dead letters)')
@@ -32,7 +28,8 @@ export function registerDashboard(program: Command): void {
     .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: ConnectionFlags & HttpFlags) => {
       const options = queueOptions(flags, 'long-running');
-      await checkRedis(options);
+      // Fails like every other command: "cannot reach Redis at <url>: connection refused".
+      await ensureReachable(options);
       const handle = await serveDashboard(options, httpOptions(flags));
       console.log(`skyq: dashboard on ${handle.url} (Ctrl-C stops it)`);
       const stop = async () => {
@@ -42,23 +39,4 @@ export function registerDashboard(program: Command): void {
       process.on('SIGINT', () => void stop());
       process.on('SIGTERM', () => void stop());
     });
-}
-
-/** One clear line, soon, instead of a page that only ever shows an error. */
-async function checkRedis(options: ReturnType<typeof queueOptions>): Promise<void> {
-  const queue = new Queue(options);
-  // The first failed connection attempt is the answer: no need to wait out the retries.
-  const failed = new Promise<never>((_, reject) => {
-    queue.client.once('error', (error: Error) => reject(error));
-  });
-  failed.catch(() => undefined);
-  try {
-    await withTimeout(Promise.race([queue.client.ping(), failed]), REDIS_TIMEOUT_MS, 'Redis');
-  } catch (error) {
-    throw errors.redis(`cannot reach Redis: ${(error as Error).message}`);
-  } finally {
-    queue.client.removeAllListeners('error');
-    queue.client.on('error', () => undefined);
-    queue.client.disconnect();
-  }
 }

@@ -43,6 +43,15 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
     ['id', printable(info.id)],
     ['group', `${info.group} (${prefix}:${info.group})`],
     ['state', info.state],
+    ...(info.name === undefined ? [] : [['name', printable(info.name)] as [string, string]]),
+    ...(info.schedule === undefined
+      ? []
+      : [
+          [
+            'schedule',
+            `${printable(info.schedule.id)} at ${new Date(info.schedule.at).toISOString()}`,
+          ] as [string, string],
+        ]),
     ['due', info.dueAt === null ? '-' : whenText(info.dueAt, now)],
     ['priority', String(info.priority)],
     ['attempts', `${info.attempts} of ${info.maxAttempts}`],

@@ -1,15 +1,16 @@
 // `skyq produce --json`: one JSON object per line,
-//   {"body": …, "delay": "5s" | 5000, "priority": 3, "key": "order-7", "id": "order:7"}
+//   {"body": …, "delay": "5s" | 5000, "priority": 3, "key": "order-7", "id": "order:7",
+//    "name": "order.cancel"}
 // body is required (any JSON value; a string is stored as is). delay is a
 // duration with a unit ("5s") or a number of milliseconds (as in the library's
-// add options); the flags --delay, --priority and --key give the defaults.
+// add options); the flags --delay, --priority, --key and --name give the defaults.
 
 import { errors } from '../base/errors.js';
 import type { AddOptions } from '../queue/add-options.js';
 import type { Body } from '../queue/record.js';
 import { parseDuration } from './duration.js';
 
-export const JSON_LINE_FIELDS = ['body', 'delay', 'priority', 'key', 'id'] as const;
+export const JSON_LINE_FIELDS = ['body', 'delay', 'priority', 'key', 'id', 'name'] as const;
 
 export interface ProduceItem {
   body: Body;
@@ -42,6 +43,7 @@ export function parseJsonLine(text: string, defaults: AddOptions): ProduceItem {
   if (fields.priority !== undefined) options.priority = fields.priority as number;
   if (fields.key !== undefined) options.key = fields.key as string;
   if (fields.id !== undefined) options.id = fields.id as string;
+  if (fields.name !== undefined) options.name = fields.name as string;
   return { body: fields.body as Body, options };
 }
 

@@ -5,6 +5,7 @@
 // Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
 import type { AddOptions } from '../queue/add-options.js';
+import { checkName } from '../queue/options.js';
 import type { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, withConnectionFlags } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
@@ -21,6 +22,7 @@ interface ProduceFlags extends ConnectionFlags {
   bodyBytes: string;
   priority?: string;
   key?: string;
+  name?: string;
   quiet?: boolean;
 }
 
@@ -44,7 +46,11 @@ export function registerProduce(program: Command): void {
     )
     .option('--priority <n>', 'priority of every message, 0..1000000 (0 first)')
     .option('--key <key>', 'ordering key: every message to the same group, in order')
-    .option('--json', 'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…"}')
+    .option('--name <name>', "job name of every message (a command table handler's entry)")
+    .option(
+      '--json',
+      'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…", "name":"…"}',
+    )
     .option('--max-line <bytes>', 'longest line accepted', '1024')
     .option('--count <n>', 'add n generated messages instead of reading stdin')
     .option(
@@ -64,6 +70,7 @@ export function registerProduce(program: Command): void {
       };
       if (flags.priority !== undefined) common.priority = parseCount(flags.priority, 'priority');
       if (flags.key !== undefined) common.key = flags.key;
+      if (flags.name !== undefined) common.name = checkName('name', flags.name);
       const maxLine = parseCount(flags.maxLine, 'max-line');
       const load =
         flags.count === undefined

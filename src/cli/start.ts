@@ -8,6 +8,7 @@ import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags }
 import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
+import { INTAKE_HELP, parseIntakeFlag } from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -20,6 +21,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   logDir: string;
   logLevel: string;
   grace: string;
+  intake?: string;
 }
 
 export function registerStart(program: Command): void {
@@ -35,6 +37,7 @@ export function registerStart(program: Command): void {
     .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
+    .option('--intake <lists>', INTAKE_HELP)
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
     .action(async (flags: StartFlags) => {
@@ -60,6 +63,7 @@ export function registerStart(program: Command): void {
         ...(flags.handler ? { handler: flags.handler } : {}),
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
+        ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -72,6 +76,11 @@ export function registerStart(program: Command): void {
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
+      for (const spec of launcher.intake) {
+        console.log(
+          `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
+        );
+      }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);
       let signals = 0;

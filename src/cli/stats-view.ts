@@ -74,6 +74,20 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
         { leftAlignLast: true },
       ),
     );
+    const names = launcher.totals.names ?? [];
+    if (names.length > 0) {
+      out.push(
+        table(
+          ['name', 'done', 'failed', 'handler ms p50/p99'],
+          names.map((n) => [
+            printable(n.name),
+            n.done,
+            n.failed,
+            `${n.summary.p50}/${n.summary.p99}`,
+          ]),
+        ),
+      );
+    }
   }
   return out.join('\n');
 }

@@ -80,18 +80,23 @@ async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<v
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (inPlace) process.stdout.write(HIDE_CURSOR + CLEAR_SCREEN);
+  // A Redis that never answered is a wrong address, not an outage to wait out: fail like
+  // every other command (one line, exit 1). Once it has answered, an outage shows in the frame.
+  let answered = false;
   try {
     while (!stopped) {
       const title = `skyq stats every ${describeMs(intervalMs)} at ${new Date().toISOString()} (Ctrl-C ends)`;
       let body: string;
       try {
         const snap = await snapshot(queue);
+        if (!answered && inPlace) process.stdout.write(HIDE_CURSOR + CLEAR_SCREEN);
+        answered = true;
         if (json) {
           process.stdout.write(`${JSON.stringify({ at: Date.now(), ...snap })}\n`);
           body = '';
         } else body = renderStats(snap, queue.config.prefix);
       } catch (error) {
+        if (!answered) throw error;
         // An outage shows in the frame; the next refresh tries again.
         body = `cannot read the figures: ${(error as Error).message}`;
         if (json) process.stderr.write(`skyq: ${body}\n`);
@@ -107,7 +112,7 @@ async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<v
       });
     }
   } finally {
-    if (inPlace) process.stdout.write(`${SHOW_CURSOR}\n`);
+    if (inPlace && answered) process.stdout.write(`${SHOW_CURSOR}\n`);
   }
 }
 

@@ -1,8 +1,10 @@
 // The dashboard's read side: the overview (depths, actors, recent samples), a page of dead
 // letters, and one job by id. Everything but dead letters and jobs comes from the History's
 // last reading, so pages polling every second add no Redis work.
+
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
+import { mergeNameFigures } from '../runtime/name-stats.js';
 import { actorKey, type History } from './history.js';
 import { preview } from './preview.js';
 import { json, problem, type Reply, type Route } from './server.js';
@@ -38,7 +40,15 @@ function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
     error: history.error,
   };
   if (!latest)
-    return json({ ...base, at: null, depths: [], launchers: [], actors: [], samples: [] });
+    return json({
+      ...base,
+      at: null,
+      depths: [],
+      launchers: [],
+      actors: [],
+      names: [],
+      samples: [],
+    });
   return json({
     ...base,
     at: latest.at,
@@ -72,6 +82,11 @@ function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
         };
       }),
     ),
+    // Per job name over every launcher (each bounded to 100 names and 'other').
+    names: mergeNameFigures(
+      latest.launchers.map((launcher) => launcher.totals.names ?? []),
+      false,
+    ).map(({ name, done, failed, summary }) => ({ name, done, failed, p99: summary.p99 })),
     samples: history.since(since),
   });
 }

@@ -5,6 +5,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { GroupCounts } from '../queue/queue.js';
 import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
+import { unnamedPart } from '../runtime/name-stats.js';
 import { ACTOR_STATES, type CounterName, type HistogramName } from '../runtime/stat-block.js';
 import { BucketHistogram } from './bucket-histogram.js';
 
@@ -111,12 +112,24 @@ export class MetricsExporter {
       },
     );
     for (const [counter, name, help] of ACTOR_COUNTERS) {
+      // done and failed are split by job name too: a series per name (at most 100 and
+      // 'other': see name-stats.ts) and one without the label for unnamed jobs, so the
+      // series of a group still add up to its actor's count.
+      const byName = counter === 'done' || counter === 'failed' ? counter : null;
       this.#counter(
         name,
         help,
         actors((view, set) => {
-          if (view.stat) set(group(view), view.stat[counter]);
+          if (!view.stat) return;
+          if (!byName) return set(group(view), view.stat[counter]);
+          let named = 0;
+          for (const figure of view.stat.names) {
+            set({ ...group(view), name: figure.name }, figure[byName]);
+            named += figure[byName];
+          }
+          set(group(view), view.stat[counter] - named);
         }),
+        byName ? ['group', 'name'] : ['group'],
       );
     }
     this.#gauge(
@@ -151,9 +164,17 @@ export class MetricsExporter {
     );
     for (const [histogram, name, help] of HISTOGRAMS) {
       const metric = new BucketHistogram(name, help, DURATION_BOUNDS_SECONDS, () =>
-        (this.#input?.stats.actors ?? []).flatMap((view) =>
-          view.stat ? [{ labels: group(view), data: view.stat.histograms[histogram] }] : [],
-        ),
+        (this.#input?.stats.actors ?? []).flatMap((view) => {
+          if (!view.stat) return [];
+          const data = view.stat.histograms[histogram];
+          if (histogram !== 'handler') return [{ labels: group(view), data }];
+          // Handler durations per job name, as the done/failed counters are.
+          const names = view.stat.names;
+          return [
+            { labels: group(view), data: unnamedPart(data, names) },
+            ...names.map((n) => ({ labels: { ...group(view), name: n.name }, data: n.histogram })),
+          ];
+        }),
       );
       this.registry.registerMetric(metric.asMetric());
     }
@@ -185,11 +206,11 @@ export class MetricsExporter {
   }
 
   /** The runtime's counters only grow (its blocks outlive actor restarts): set, not counted. */
-  #counter(name: string, help: string, fill: Fill): void {
+  #counter(name: string, help: string, fill: Fill, labelNames = ['group']): void {
     const counter: Counter<string> = new Counter({
       name,
       help,
-      labelNames: ['group'],
+      labelNames,
       registers: [this.registry],
       collect: () => {
         counter.reset();

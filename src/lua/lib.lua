@@ -2,8 +2,11 @@
 -- front of each script, so a script sees these locals as if it wrote them.
 --
 -- Record (msg hash, one field per message):
---   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|<kind><body>
+--   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|[tags]<kind><body>
 --   kind: s string, j JSON, b bytes, r raw member (no body stored: the body is the id)
+--   tags (format 2, src/queue/format.ts), only when present: `n<bytes>:<name>`, then
+--   `p<bytes>:<at base36>:<schedule id>`. Patterns that read the first four fields
+--   (maxAttemptsOf, fail.lua) never reach them.
 -- Scripts never read a record to move a message: priorities other than 0 are
 -- also kept in the pri hash, so promotion costs the same for any body size.
 -- Messages of priority 0 wait in the delayed set until leased, due or not: its

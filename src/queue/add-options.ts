@@ -10,11 +10,12 @@ import {
   checkGroup,
   checkId,
   checkInteger,
+  checkName,
   checkObject,
   MAX_PRIORITY,
   rejectUnknown,
 } from './options.js';
-import { type Backoff, headerOf, recordOf, serialiseBody } from './record.js';
+import { type Backoff, headerOf, recordOf, serialiseBody, tagsOf } from './record.js';
 import { SPILL_BYTES, type Spill, spill } from './spill.js';
 
 export interface AddOptions {
@@ -33,6 +34,8 @@ export interface AddOptions {
   /** deliveries before it becomes a dead letter */
   attempts?: number;
   backoff?: Backoff;
+  /** the job's name: a command table handler routes on it (`job.name`) */
+  name?: string;
 }
 
 /** 'd<delayMs>' or 'a<epochMs>', the form reschedule.lua takes a due time in. */
@@ -100,6 +103,7 @@ export function prepareMessage(
     group,
     attempts,
     backoff,
+    name: jobName,
     ...rest
   } = checkObject(name('options'), options);
   rejectUnknown(field, rest);
@@ -134,8 +138,10 @@ export function prepareMessage(
     header = headerOf({ ...fields, enqueuedAt: context.enqueuedAt });
     context.headers.set(shape, header);
   }
+  // Unnamed messages (most) keep the header alone: not one byte more than before names.
+  if (jobName !== undefined) header += tagsOf({ name: checkName(name('name'), jobName) });
   const record = recordOf(header, stored);
-  const bytes = header.length + 1 + stored.bytes;
+  const bytes = Buffer.byteLength(header) + 1 + stored.bytes;
   const prepared = { group: target, callerId, due, priority: checkedPriority, record, bytes };
   if (bytes <= SPILL_BYTES) return prepared;
   const spilled = spill(header, record, bytes);

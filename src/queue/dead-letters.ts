@@ -20,6 +20,8 @@ export interface DeadLetter {
   attempts: number;
   /** the body, or the stored text when the record itself is unreadable */
   body: Body;
+  /** the name it was added with, if any */
+  name?: string;
 }
 
 /** Runs a script on a group; replies come as Buffers. */
@@ -127,9 +129,12 @@ function deadLetter(group: number, fields: (Buffer | null)[]): DeadLetter {
     ...(Buffer | null)[],
   ];
   let body: Body = record ? record.toString() : '';
+  let name: string | undefined;
   try {
     // A raw member that died before it was ever leased has no record: its id is its body.
-    body = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r')).body;
+    const decoded = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r'));
+    body = decoded.body;
+    name = decoded.name;
   } catch {
     // Unreadable records are dead letters for that very reason: show the stored text.
   }
@@ -143,5 +148,6 @@ function deadLetter(group: number, fields: (Buffer | null)[]): DeadLetter {
     lastError: lastError ? lastError.toString() : null,
     attempts: Number(String(attempts)),
     body,
+    ...(name === undefined ? {} : { name }),
   };
 }

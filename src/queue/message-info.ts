@@ -1,7 +1,15 @@
 // What get() tells about one message, from an inspect.lua reply.
 import { decodeEntry } from './history/entry.js';
 import type { JobResult } from './history/result.js';
-import { type Body, type DecodedRecord, decodeRecord, headerBars, textOf } from './record.js';
+import {
+  type Body,
+  type DecodedRecord,
+  decodeRecord,
+  headerBars,
+  readTags,
+  type ScheduleTag,
+  textOf,
+} from './record.js';
 import { nonceOf } from './spill.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
@@ -11,6 +19,10 @@ export interface MessageInfo {
   group: number;
   state: MessageState;
   body: Body;
+  /** the name it was added with, if any */
+  name: string | undefined;
+  /** the schedule occurrence it is, if it is one */
+  schedule: ScheduleTag | undefined;
   priority: number;
   /** deliveries so far, the running one included */
   attempts: number;
@@ -19,8 +31,6 @@ export interface MessageInfo {
   enqueuedAt: number | null;
   lastError: string | null;
   deadReason: string | null;
-  /** the job's name, when it has one */
-  name?: string | undefined;
   /** done: when it finished (epoch ms, Redis clock) */
   finishedAt?: number;
   /** done: how long its handler ran, in ms */
@@ -35,14 +45,15 @@ export interface MessageInfo {
   bodyKept?: false;
 }
 
-/** The header of a stub whose body key is gone, as a record of its own. */
+/** The header (and tags) of a stub whose body key is gone, as a record of its own. */
 function keptHeader(record: Buffer | null): DecodedRecord | null {
   const last = record ? headerBars(record)[3] : undefined;
   if (!record || last === undefined || !nonceOf(record)) return null;
+  const kindAt = readTags(record, last + 1).kindAt;
   try {
     return decodeRecord(
       Buffer.from(''),
-      Buffer.concat([record.subarray(0, last + 1), Buffer.from('s')]),
+      Buffer.concat([record.subarray(0, kindAt), Buffer.from('s')]),
     );
   } catch {
     return null;
@@ -78,6 +89,8 @@ export function messageInfo(
     group,
     state: String(state) as MessageState,
     body: decoded.body,
+    name: decoded.name,
+    schedule: decoded.schedule,
     priority: Number(text(priority) ?? decoded.priority),
     attempts: Number(text(failed)) + (String(state) === 'active' ? 1 : 0),
     maxAttempts: decoded.maxAttempts,
@@ -85,7 +98,6 @@ export function messageInfo(
     enqueuedAt: decoded.enqueuedAt,
     lastError: text(lastError),
     deadReason: text(deadReason),
-    name: (decoded as { name?: string }).name,
   };
   if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
     info.bodyKept = false;

@@ -1,6 +1,6 @@
 // What a consumer receives, and how a claim.lua reply becomes messages.
 import { isUtf8 } from 'node:buffer';
-import type { Body } from './record.js';
+import type { Body, ScheduleTag } from './record.js';
 import { decodeRecord, textOf } from './record.js';
 
 export interface Message<T extends Body = Body> {
@@ -16,6 +16,10 @@ export interface Message<T extends Body = Body> {
   dueAt: number;
   /** when add() was called (epoch ms, producer clock); null for raw members */
   enqueuedAt: number | null;
+  /** the name it was added with (`add(body, { name })`); undefined for unnamed ones */
+  name: string | undefined;
+  /** the schedule occurrence it is (queue.schedules), else undefined */
+  schedule: ScheduleTag | undefined;
   /** this delivery's lease: ack, fail, release and extendLease act only while it holds */
   readonly token: string;
   /** the id's exact bytes when they are not valid UTF-8 (raw members other programs added) */
@@ -76,6 +80,8 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
       priority: 0,
       dueAt: Number(flat[i + 3]),
       enqueuedAt: null,
+      name: undefined,
+      schedule: undefined,
       token,
       idBytes: utf8 ? undefined : Buffer.from(raw),
       result: undefined,
@@ -87,6 +93,8 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
       message.maxAttempts = record.maxAttempts;
       message.priority = record.priority;
       message.enqueuedAt = record.enqueuedAt;
+      message.name = record.name;
+      message.schedule = record.schedule;
       result.messages.push(message);
     } catch (error) {
       result.malformed.push({ message, reason: (error as Error).message });

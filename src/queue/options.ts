@@ -57,6 +57,30 @@ export function checkId(field: string, value: unknown): string {
   return value;
 }
 
+export const MAX_NAME_BYTES = 128;
+
+/** A job's name: short printable text (no control characters), up to MAX_NAME_BYTES bytes. */
+export function checkName(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw errors.invalidOption(field, 'must be a non-empty string', value);
+  }
+  if (Buffer.byteLength(value) > MAX_NAME_BYTES) {
+    throw errors.invalidOption(field, `must be at most ${MAX_NAME_BYTES} bytes`, value);
+  }
+  if (
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting them is the point
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value) ||
+    Buffer.from(value).toString() !== value
+  ) {
+    throw errors.invalidOption(
+      field,
+      'must be printable text (no control characters or lone surrogates)',
+      value,
+    );
+  }
+  return value;
+}
+
 /** An id to look up (get, cancel, …): any member Redis can store, as text or exact bytes. */
 export function checkLookupId(field: string, value: unknown): string | Buffer {
   if (typeof value !== 'string' && !Buffer.isBuffer(value)) {

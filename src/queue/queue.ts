@@ -7,11 +7,12 @@ import { groupKeys, homeGroup, keyOf } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import { explainRedisError } from '../redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from '../redis/scripts.js';
-import { type AddContext, addPrepared, spreadOverGroups } from './add-bulk.js';
+import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
+import { ensureFormat } from './format.js';
 import { type Ending, Waiters } from './history/waiters.js';
 import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
@@ -95,11 +96,18 @@ export class Queue {
     };
   }
 
-  /** Resolves once connected with every script loaded on every server. */
+  /**
+   * Resolves once connected with every script loaded on every server, and the data format
+   * checked (rejects when a newer skyq wrote it: see format.ts).
+   */
   async ready(): Promise<void> {
     await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
       throw this.#explain(error);
     });
+    await ensureFormat(
+      (key, version) => this.runMulti('format', key, [version]),
+      this.config.prefix,
+    );
   }
 
   /** Redis's clock for a group's server (the same one for every group on a standalone server). */
@@ -116,9 +124,14 @@ export class Queue {
     return clock;
   }
 
+  /** Adds one message; a refusal rejects with its own error (ERR_SKYQ_AUTH, ERR_SKYQ_REDIS, …). */
   async add(body: Body, options?: AddOptions): Promise<string> {
-    const [id] = await this.addBulk([{ body, options }]);
-    return id as string;
+    try {
+      const [id] = await this.addBulk([{ body, options }]);
+      return id as string;
+    } catch (error) {
+      throw singleAddError(error);
+    }
   }
 
   /**
@@ -261,12 +274,13 @@ export class Queue {
   }
 
   /**
-   * Retries a failed message with its backoff, or dead-letters it after its last attempt.
+   * Retries a failed message with its backoff, or dead-letters it after its last attempt
+   * (at once with `{ retry: false }`, the error's text as the reason).
    * 'stale': the lease had passed to another consumer, and nothing changed.
    */
-  async fail(message: Message, error: unknown): Promise<Outcome> {
+  async fail(message: Message, error: unknown, options?: { retry?: boolean }): Promise<Outcome> {
     const text = error instanceof Error ? error.message || error.name : String(error);
-    return this.#leases.fail(message, text, 'retry');
+    return this.#leases.fail(message, text, options?.retry === false ? 'dead' : 'retry');
   }
 
   /** Renews leases; returns how many were still the caller's. */

@@ -1,8 +1,12 @@
 // One message is one hash field: a short header, then the body. Lua reads the
 // header (attempts, backoff) with one pattern when a message fails; see lua/lib.lua.
-//   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|<kind><body>
+//   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|[tags]<kind><body>
 // kind: s string, j JSON, b bytes, r a raw member (no body stored: the body is its id),
 // x a stub: the record is in a key of its own (see spill.ts).
+// tags (format 2, see format.ts), each `<letter><byte length>:<bytes>`, only when present, so
+// an unnamed message costs not one byte more than in format 1:
+//   n the job's name; p the schedule occurrence it is, `<at base36>:<schedule id>`.
+// Records written before tags existed have none and read the same.
 import { isUtf8 } from 'node:buffer';
 import { errors } from '../base/errors.js';
 
@@ -33,8 +37,23 @@ export interface RecordFields {
   backoff: Backoff;
 }
 
+/** Which schedule occurrence a message is (see src/queue/schedules/). */
+export interface ScheduleTag {
+  id: string;
+  /** the occurrence's grid time, epoch ms */
+  at: number;
+}
+
+/** What a record may carry beside its header: absent for most messages. */
+export interface RecordTags {
+  name?: string | undefined;
+  schedule?: ScheduleTag | undefined;
+}
+
 export interface DecodedRecord extends RecordFields {
   body: Body;
+  name: string | undefined;
+  schedule: ScheduleTag | undefined;
 }
 
 /** A body ready to store: its kind letter and its text or bytes. */
@@ -73,6 +92,17 @@ export function headerOf(fields: RecordFields): string {
   return `${enq}|${fields.priority}|${fields.maxAttempts}|${type === 'fixed' ? 'f' : 'e'}${delay}${cap}|`;
 }
 
+/** Tags as they follow the header: '' for a message with none (see the format above). */
+export function tagsOf(tags: RecordTags): string {
+  let out = '';
+  if (tags.name !== undefined) out += `n${Buffer.byteLength(tags.name)}:${tags.name}`;
+  if (tags.schedule !== undefined) {
+    const value = `${tags.schedule.at.toString(36)}:${tags.schedule.id}`;
+    out += `p${Buffer.byteLength(value)}:${value}`;
+  }
+  return out;
+}
+
 /** The stored record: header, kind letter, body. Bytes stay bytes (ioredis sends Buffers as is). */
 export function recordOf(header: string, body: StoredBody): string | Buffer {
   if (typeof body.data === 'string') return `${header}${body.kind}${body.data}`;
@@ -81,6 +111,38 @@ export function recordOf(header: string, body: StoredBody): string | Buffer {
 
 const BAR = 0x7c; // '|'
 const DASH = 0x2d; // '-'
+const COLON = 0x3a; // ':'
+const NAME_TAG = 0x6e; // 'n'
+const SCHEDULE_TAG = 0x70; // 'p'
+
+/** A record's tags and where its kind letter is, read from the byte after the last bar. */
+export interface TagsAt {
+  name: string | undefined;
+  schedule: ScheduleTag | undefined;
+  /** the kind letter's index; -1 when a tag does not parse */
+  kindAt: number;
+}
+
+export function readTags(record: Buffer, afterLastBar: number): TagsAt {
+  const out: TagsAt = { name: undefined, schedule: undefined, kindAt: afterLastBar };
+  let at = afterLastBar;
+  while (record[at] === NAME_TAG || record[at] === SCHEDULE_TAG) {
+    const colon = record.indexOf(COLON, at + 1);
+    const length = colon > at + 1 && colon < at + 6 ? numberAt(record, at + 1, colon, 10) : -1;
+    if (length < 0 || colon + 1 + length > record.length) return { ...out, kindAt: -1 };
+    const value = record.toString('utf8', colon + 1, colon + 1 + length);
+    if (record[at] === NAME_TAG) out.name = value;
+    else {
+      const split = value.indexOf(':');
+      const when = split > 0 ? Number.parseInt(value.slice(0, split), 36) : Number.NaN;
+      if (!Number.isFinite(when)) return { ...out, kindAt: -1 };
+      out.schedule = { id: value.slice(split + 1), at: when };
+    }
+    at = colon + 1 + length;
+  }
+  out.kindAt = at;
+  return out;
+}
 
 /**
  * Where the header's four bars are (fewer when it does not parse): the byte after the last is
@@ -139,12 +201,16 @@ export function decodeRecord(id: Buffer, record: Buffer): DecodedRecord {
     throw errors.malformedRecord(textOf(id), 'header does not parse');
   }
   const backoff: Backoff = { type: kind === 0x66 ? 'fixed' : 'exponential', delay, max };
-  return { enqueuedAt, priority, maxAttempts, backoff, body: bodyOf(id, record, b4) };
+  const tags = readTags(record, b4 + 1);
+  if (tags.kindAt < 0) throw errors.malformedRecord(textOf(id), 'a tag does not parse');
+  const { name, schedule } = tags;
+  const body = bodyOf(id, record, tags.kindAt);
+  return { enqueuedAt, priority, maxAttempts, backoff, body, name, schedule };
 }
 
-function bodyOf(id: Buffer, record: Buffer, lastBar: number): Body {
-  const start = lastBar + 2;
-  switch (record[lastBar + 1]) {
+function bodyOf(id: Buffer, record: Buffer, kindAt: number): Body {
+  const start = kindAt + 1;
+  switch (record[kindAt]) {
     case 0x73: // s
       return record.toString('utf8', start);
     case 0x6a: // j

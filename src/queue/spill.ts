@@ -10,7 +10,7 @@
 // long.
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis/connection.js';
-import { headerBars } from './record.js';
+import { headerBars, readTags } from './record.js';
 
 /** Records longer than this are spilled. */
 export const SPILL_BYTES = 64 * 1024;
@@ -18,8 +18,8 @@ export const SPILL_BYTES = 64 * 1024;
 export const SPILL_TTL_MS = 24 * 3_600_000;
 
 const STUB = 0x78; // 'x'
-/** Longer records are not stubs: a header is at most ~60 bytes, the nonce 12. */
-const STUB_MAX = 96;
+/** Longer records are not stubs: a header is at most ~60 bytes, its tags ~400, the nonce 12. */
+const STUB_MAX = 512;
 
 export interface Spill {
   nonce: string;
@@ -28,7 +28,7 @@ export interface Spill {
   bytes: number;
 }
 
-/** A stub for `record` (which starts with `header`) and what to store beside it. */
+/** A stub for `record` (which starts with `header`, its tags included) and what to store beside it. */
 export function spill(header: string, record: string | Buffer, bytes: number) {
   const nonce = randomBytes(9).toString('base64url');
   return { stub: `${header}x${nonce}`, spill: { nonce, record, bytes } };
@@ -53,9 +53,9 @@ export function storeSpills(
 export function nonceOf(record: Buffer | null | undefined): string | null {
   if (!record || record.length > STUB_MAX) return null;
   const last = headerBars(record)[3];
-  return last !== undefined && record[last + 1] === STUB
-    ? record.toString('latin1', last + 2)
-    : null;
+  if (last === undefined) return null;
+  const kindAt = readTags(record, last + 1).kindAt;
+  return kindAt > 0 && record[kindAt] === STUB ? record.toString('latin1', kindAt + 1) : null;
 }
 
 /** unspill() bound to a queue's client and prefix. */

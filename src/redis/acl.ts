@@ -32,6 +32,11 @@ export const CLIENT_COMMANDS = [
   'asking', // Redis Cluster: slot migration redirects
   'xread', // waitFor: reads {prefix:g}:fin
   'xrevrange', // waitFor: where {prefix:g}:fin ends
+  'llen', // an intake's source lists (src/runtime/intake/)
+  'lmove', // intake: source list → the launcher's holding list
+  'blmove', // intake: the same, blocking while the list is empty
+  'lrange', // intake: the holding list's oldest items
+  'hdel', // intake: {prefix:intake}:holding entries of released holding lists
 ] as const;
 
 /** Commands the Lua scripts call (src/lua/*.lua). */
@@ -65,6 +70,11 @@ export const SCRIPT_COMMANDS = [
   'zrem',
   'zscore',
   'xadd', // the fin stream: jobs that ended, for waitFor
+  'ltrim', // intake-commit.lua
+  'rename', // intake-adopt.lua
+  'pexpire',
+  'hscan', // intake-alive.lua
+  'zremrangebyscore',
 ] as const;
 
 /** Commands skyq can do without: it works on when they are refused. */

@@ -25,12 +25,16 @@ export const SCRIPT_NAMES = [
   'dead-purge',
   'pause',
   'time',
+  'intake-dead',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Scripts over several groups at once: no lib.lua, any number of keys. */
-export const MULTI_GROUP_SCRIPTS = ['watch-many'] as const;
+/**
+ * Scripts that stand alone: no lib.lua, any number of keys (over several groups at once, or a
+ * key of their own such as `<prefix>:format`).
+ */
+export const MULTI_GROUP_SCRIPTS = ['watch-many', 'format'] as const;
 export type MultiGroupScriptName = (typeof MULTI_GROUP_SCRIPTS)[number];
 
 /** Every script takes the group's keys in the same order (see keys.ts). */

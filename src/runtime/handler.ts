@@ -14,17 +14,46 @@ export function handlerUrl(spec: string): string {
   return pathToFileURL(isAbsolute(spec) ? spec : resolve(spec)).href;
 }
 
+/**
+ * A handler module exports a default function, which handles every job, or a command table
+ * (skynet's `CMD[cmd]`): a default object, or named exports, of functions by job name, with
+ * '*' for any other name (and for unnamed jobs).
+ */
 export async function importHandler(url: string): Promise<Handler> {
-  let module: { default?: unknown };
+  let module: Record<string, unknown>;
   try {
-    module = (await import(url)) as { default?: unknown };
+    module = (await import(url)) as Record<string, unknown>;
   } catch (error) {
     throw errors.actor(`cannot load handler ${url}: ${(error as Error).message}`, error);
   }
-  if (typeof module.default !== 'function') {
-    throw errors.actor(`handler ${url} must export a default function (async (job) => {})`);
+  if (typeof module.default === 'function') return module.default as Handler;
+  const table =
+    typeof module.default === 'object' && module.default !== null
+      ? (module.default as Record<string, unknown>)
+      : module;
+  const commands = new Map<string, Handler>();
+  for (const [name, value] of Object.entries(table)) {
+    if (name !== 'default' && typeof value === 'function') commands.set(name, value as Handler);
   }
-  return module.default as Handler;
+  if (commands.size === 0) {
+    throw errors.actor(
+      `handler ${url} must export a default function (async (job) => {}) or a command table ({ 'email.send': fn, '*': fallback })`,
+    );
+  }
+  return commandTable(commands);
+}
+
+/**
+ * Routes each job to the entry of its name, else '*'. A job neither handles throws the
+ * no-handler error, which the actor turns into a dead letter with that reason (not retried).
+ */
+export function commandTable(commands: ReadonlyMap<string, Handler>): Handler {
+  const fallback = commands.get('*');
+  return (job: Message, context: JobContext) => {
+    const run = (job.name === undefined ? undefined : commands.get(job.name)) ?? fallback;
+    if (!run) throw errors.noHandler(job.name);
+    return run(job, context);
+  };
 }
 
 export function defaultHandler(log: Logger): Handler {
@@ -38,8 +67,14 @@ export function defaultHandler(log: Logger): Handler {
   };
 }
 
-/** How a job ended on the pool: null when it resolved to nothing, its result, or what it threw. */
-export type PoolOutcome = null | { result: unknown } | { name: string; message: string };
+/**
+ * How a job ended on the pool: null when it resolved to nothing, its result, or what it threw
+ * (and its code).
+ */
+export type PoolOutcome =
+  | null
+  | { result: unknown }
+  | { name: string; message: string; code?: string };
 
 /**
  * The pool runs the user's module on piscina threads; they get the job and how late it
@@ -84,7 +119,10 @@ export function poolHandler(pool: PoolApi): Handler {
           if (outcome === null) resolve(undefined);
           else if (outcome instanceof Error) reject(outcome);
           else if ('result' in outcome) resolve(resultFromPool(outcome.result));
-          else reject(Object.assign(new Error(outcome.message), { name: outcome.name }));
+          else {
+            const { name, code } = outcome;
+            reject(Object.assign(new Error(outcome.message), code ? { name, code } : { name }));
+          }
         },
       });
     });

@@ -134,6 +134,9 @@ export class Jobs {
     const { stats, log } = this.#parts;
     const durationMs = performance.now() - entry.startedAt;
     stats.handler.record(durationMs);
+    if (entry.message.name !== undefined) {
+      stats.names.record(entry.message.name, durationMs, failed);
+    }
     // Timed out or handed back already: that outcome stands.
     if (!this.#inFlight.delete(entry.message)) return;
     const error = outcome;
@@ -161,7 +164,10 @@ export class Jobs {
     const { stats, log, queue, errors } = this.#parts;
     stats.add('failed');
     const text = error instanceof Error ? error.message : String(error);
-    const call = queue.fail(message, error).then(
+    // A name nobody handles is not retried: no attempt would find a handler. It waits in the
+    // dead letters, with that reason, for a deploy that adds one and a dead-letter retry.
+    const noHandler = (error as { code?: unknown } | null)?.code === 'ERR_SKYQ_NO_HANDLER';
+    const call = queue.fail(message, error, { retry: !noHandler }).then(
       (outcome) => {
         if (outcome === 'retry') stats.add('retried');
         if (outcome === 'dead') stats.add('dead');

@@ -8,6 +8,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
+import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
@@ -28,6 +29,8 @@ export interface AttachedServer {
 export class Launcher {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   readonly groups: number[];
+  /** the lists the intake moves into skyq, checked, in order */
+  readonly intake: IntakeSpec[];
   readonly log: FileLogger;
   readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
@@ -42,6 +45,7 @@ export class Launcher {
   constructor(plan: StartPlan, log: FileLogger) {
     this.#plan = plan;
     this.groups = plan.groups;
+    this.intake = plan.intake;
     this.log = log;
   }
 
@@ -84,6 +88,12 @@ export class Launcher {
 
   async #stop(graceMs: number): Promise<void> {
     await this.http?.close();
+    // Nothing more comes in from intake lists while the actors finish what they have.
+    if (this.#coordinator) {
+      await withTimeout(this.#coordinator.stopIntake(), 10_000, 'intake stop').catch(
+        () => undefined,
+      );
+    }
     const results = await Promise.all(this.#supervisors.map((s) => s.stop(graceMs)));
     const released = results.reduce((sum, r) => sum + r.released, 0);
     if (this.#coordinator) {
@@ -196,6 +206,9 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
         publish: plan.publish,
         publishEveryMs: 1000,
         watch: plan.watch,
+        intake: plan.intake,
+        logDir: plan.logDir,
+        logLevel: plan.logLevel,
       },
       options.paused === true,
     );

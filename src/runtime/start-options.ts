@@ -3,6 +3,7 @@
 
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
+import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
@@ -42,6 +43,11 @@ export interface RuntimeOptions extends QueueOptions {
   watchMs?: number;
   /** keyspace notifications for foreign ZADDs: 'auto' (use when on), 'enable', 'off' */
   keyspaceEvents?: KeyspaceMode;
+  /**
+   * classic LPUSH/BRPOP lists whose items become messages, earliest list first (as
+   * `BRPOP high normal low` takes them): names, or { list, group, priority }
+   */
+  intake?: (string | IntakeListOption)[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -65,6 +71,7 @@ export interface StartPlan {
   hangTimeoutMs: number;
   publish: boolean;
   watch: WatchSettings;
+  intake: IntakeSpec[];
 }
 
 export function planStart(options: RuntimeOptions): StartPlan {
@@ -119,6 +126,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
     hangTimeoutMs: checkDuration('hangTimeoutMs', options.hangTimeoutMs ?? 30_000),
     publish: options.publishStats !== false,
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
+    intake: checkIntake(options.intake, config.groups),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type Summary,
   summarizeSlots,
 } from './histogram.js';
+import { mergeNameFigures, NAME_STATS_BYTES, type NameFigure, NameStats } from './name-stats.js';
 
 export const ACTOR_STATES = ['starting', 'running', 'paused', 'draining', 'stopped'] as const;
 export type ActorState = (typeof ACTOR_STATES)[number];
@@ -40,7 +41,9 @@ const HISTOGRAMS = COUNTERS + COUNTER_NAMES.length;
 const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
 /** the last error's text, UTF-16, cut to this many code units */
 const ERROR_CHARS = 300;
-const BYTES = SLOTS * Float64Array.BYTES_PER_ELEMENT + ERROR_CHARS * Uint16Array.BYTES_PER_ELEMENT;
+const NAMES_AT =
+  SLOTS * Float64Array.BYTES_PER_ELEMENT + ERROR_CHARS * Uint16Array.BYTES_PER_ELEMENT;
+const BYTES = NAMES_AT + NAME_STATS_BYTES;
 /** each counter's slot: counting is on the hot path */
 const SLOT_OF = Object.fromEntries(COUNTER_NAMES.map((name, i) => [name, COUNTERS + i])) as Record<
   CounterName,
@@ -57,6 +60,8 @@ export interface BlockFigures extends Counters {
   histograms: Record<HistogramName, HistogramData>;
   /** percentiles of each histogram, in ms */
   summary: Record<HistogramName, Summary>;
+  /** per job name (named jobs only; bounded: see name-stats.ts) */
+  names: NameFigure[];
 }
 
 const noBuckets = (): Record<HistogramName, HistogramData> => ({
@@ -75,6 +80,8 @@ export class StatBlock {
   readonly handler: Histogram;
   /** claim round trips (ms) */
   readonly redisRtt: Histogram;
+  /** named jobs' figures, per name */
+  readonly names: NameStats;
 
   constructor(buffer = new SharedArrayBuffer(BYTES)) {
     this.buffer = buffer;
@@ -90,6 +97,7 @@ export class StatBlock {
     this.lateness = view(0);
     this.handler = view(1);
     this.redisRtt = view(2);
+    this.names = new NameStats(buffer, NAMES_AT);
   }
 
   add(counter: CounterName, n = 1): void {
@@ -167,6 +175,7 @@ export class StatBlock {
         handler: this.handler.summary(),
         redisRtt: this.redisRtt.summary(),
       },
+      names: this.names.figures(buckets),
     };
   }
 }
@@ -175,7 +184,7 @@ export class StatBlock {
 export function totalFigures(
   blocks: StatBlock[],
   buckets = true,
-): Counters & Pick<BlockFigures, 'histograms' | 'summary'> {
+): Counters & Pick<BlockFigures, 'histograms' | 'summary' | 'names'> {
   const counters = Object.fromEntries(
     COUNTER_NAMES.map((name) => [name, blocks.reduce((sum, block) => sum + block.get(name), 0)]),
   ) as Counters;
@@ -201,5 +210,9 @@ export function totalFigures(
       handler: summarizeSlots(handler),
       redisRtt: summarizeSlots(redisRtt),
     },
+    names: mergeNameFigures(
+      blocks.map((block) => block.names.figures(buckets)),
+      buckets,
+    ),
   };
 }

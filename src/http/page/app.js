@@ -5,7 +5,7 @@ import { lineChart } from './charts.js';
 import { DeadLetterView } from './dead-letters.js';
 import { confirmAction, formatCount, formatMs, setText, toast } from './dom.js';
 import { JobView } from './job.js';
-import { renderActors, renderGroups } from './tables.js';
+import { renderActors, renderGroups, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
 const KEEP_MS = 10 * 60_000;
@@ -105,6 +105,7 @@ async function refresh() {
     (group, pause) => void setPaused(group, pause),
   );
   renderActors(document.querySelector('#actors tbody'), data.actors);
+  renderNames(document.querySelector('#names tbody'), data.names ?? []);
   drawCharts();
   deadLetters.setGroups(data.groups);
   const dead = sum(data.depths, (d) => d.dead);

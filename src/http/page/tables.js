@@ -112,3 +112,25 @@ export function renderActors(tbody, actors) {
     },
   );
 }
+
+/** Per job name: done, failed and the handler's p99. */
+export function renderNames(tbody, names) {
+  syncRows(
+    tbody,
+    names,
+    (n) => n.name,
+    () =>
+      el(
+        'tr',
+        {},
+        el('td', { 'data-cell': 'name' }),
+        ['done', 'failed', 'p99'].map((n) => cell(n)),
+      ),
+    (row, n) => {
+      setCell(row, 'name', n.name);
+      setCell(row, 'done', formatCount(n.done));
+      setCell(row, 'failed', formatCount(n.failed));
+      setCell(row, 'p99', formatMs(n.p99));
+    },
+  );
+}

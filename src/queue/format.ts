@@ -1,0 +1,32 @@
+// The data format version of a prefix's keys, in one key `<prefix>:format` beside the groups.
+// Every change to records, keys or scripts that older code could misread bumps FORMAT_VERSION
+// here (and says what changed below). A client raises the stored version to its own (it reads
+// every older format, so data written before keeps working) and refuses to run against a newer
+// one it does not know, instead of misreading or corrupting what that one wrote.
+//
+// Versions:
+//   1 (none stored) records `<enq>|<priority>|<attempts>|<backoff>|<kind><body>`
+//   2 records may carry tags after the last bar: a name (`n`), a schedule occurrence (`p`);
+//     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/)
+//   3 finished jobs are kept (src/queue/history/, lua/history.lua): their records stay in the
+//     msg hash, listed in `{<prefix>:<g>}:done` with `:hist` entries, trimmed only by code that
+//     knows them; `{<prefix>:<g>}:fin` tells waiters who finished. Older code would leave kept
+//     records behind for good, so it must refuse this data
+import { errors } from '../base/errors.js';
+
+export const FORMAT_VERSION = 3;
+
+export const formatKey = (prefix: string): string => `${prefix}:format`;
+
+/** Runs format.lua: returns the version stored before (0 = none). */
+export type RunFormatScript = (key: string, version: number) => Promise<unknown>;
+
+/**
+ * Checks the stored format against ours and raises it to ours; throws a SkyqError when the
+ * data was written by a newer skyq.
+ */
+export async function ensureFormat(run: RunFormatScript, prefix: string): Promise<number> {
+  const before = Number(await run(formatKey(prefix), FORMAT_VERSION));
+  if (before > FORMAT_VERSION) throw errors.formatTooNew(formatKey(prefix), before, FORMAT_VERSION);
+  return before;
+}
