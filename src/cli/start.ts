@@ -1,11 +1,18 @@
 // skyq start: run the actors until SIGINT/SIGTERM. The first signal drains
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
+import { errors } from '../base/errors.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
-import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
+import {
+  ALLOW_EVICTION_HELP,
+  type HttpFlags,
+  httpOptions,
+  PUBLIC_URL_HELP,
+  TOKEN_HELP,
+} from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
 import { INTAKE_HELP, parseIntakeFlag } from './intake-flag.js';
@@ -21,6 +28,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   logDir: string;
   logLevel: string;
   grace: string;
+  allowEviction?: boolean;
   intake?: string;
 }
 
@@ -40,9 +48,13 @@ export function registerStart(program: Command): void {
     .option('--intake <lists>', INTAKE_HELP)
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
+    .option('--public-url <url>', PUBLIC_URL_HELP)
+    .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
       // Every flag is checked before any server starts.
       const logLevel = checkLogLevel(flags.logLevel, 'log-level');
+      if (flags.publicUrl !== undefined && flags.http === undefined)
+        throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
       const base = queueOptions(flags, 'long-running');
       const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
       const batch = parsePositiveCount(flags.batch, 'batch');
@@ -60,6 +72,7 @@ export function registerStart(program: Command): void {
         logDir: flags.logDir,
         logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
+        allowEviction: flags.allowEviction === true,
         ...(flags.handler ? { handler: flags.handler } : {}),
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),

@@ -8,6 +8,12 @@ import {
   type Retention,
 } from './history/retention.js';
 import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
+
+function checkBoolean(field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw errors.invalidOption(field, 'must be true or false', value);
+  return value;
+}
+
 import type { Backoff } from './record.js';
 
 export type ScoreUnit = 'ms' | 'cs' | 's';
@@ -32,6 +38,8 @@ export interface QueueOptions extends ConnectionOptions {
   keepDone?: KeepDoneOption;
   /** largest result kept; bigger ones are recorded as truncated, with their size (64 KiB) */
   resultMaxBytes?: number;
+  /** warn (once per server) when Redis's maxmemory-policy can delete messages (default true) */
+  warnEviction?: boolean;
 }
 
 export interface QueueConfig {
@@ -45,6 +53,7 @@ export interface QueueConfig {
   /** null: finished jobs are forgotten at once */
   keepDone: Retention | null;
   resultMaxBytes: number;
+  warnEviction: boolean;
 }
 
 export function queueConfig(options: unknown): QueueConfig {
@@ -58,6 +67,7 @@ export function queueConfig(options: unknown): QueueConfig {
     connectionName: _connectionName,
     keepDone,
     resultMaxBytes = DEFAULT_RESULT_MAX_BYTES,
+    warnEviction = true,
     ...rest
   } = checkObject('options', options);
   rejectUnknown('', withoutConnectionOptions(rest));
@@ -81,5 +91,6 @@ export function queueConfig(options: unknown): QueueConfig {
     backoff: checkBackoff('backoff', backoff),
     keepDone: checkKeepDone(keepDone),
     resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
+    warnEviction: checkBoolean('warnEviction', warnEviction),
   };
 }

@@ -12,6 +12,7 @@ import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
+import { warnIfEvicting } from './eviction-warning.js';
 import { ensureFormat } from './format.js';
 import { type Ending, Waiters } from './history/waiters.js';
 import { IdBlocks } from './id-blocks.js';
@@ -59,6 +60,8 @@ export class Queue {
   #roundRobin: number;
   #closed = false;
   #waiters: Waiters | undefined;
+  /** the eviction policy is read once, after the first command (see eviction-warning.ts) */
+  #policyRead = false;
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
@@ -302,9 +305,20 @@ export class Queue {
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
-      throw this.#explain(error);
-    });
+    return this.#firstCommand(this.#scripts.run(name, this.#keys[group] as string[], args)).catch(
+      (error) => {
+        throw this.#explain(error);
+      },
+    );
+  }
+
+  /** After the first command (connected by then, a cluster's masters known): the policy. */
+  #firstCommand<T>(command: Promise<T>): Promise<T> {
+    if (this.#policyRead || !this.config.warnEviction) return command;
+    this.#policyRead = true;
+    const read = () => (this.#closed ? undefined : warnIfEvicting(this.client));
+    void command.then(read, read);
+    return command;
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */
@@ -322,7 +336,9 @@ export class Queue {
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
+    return this.#firstCommand(
+      this.#scripts.run(name, this.#keys[group] as string[], args, true),
+    ).catch((error) => {
       throw this.#explain(error);
     });
   }

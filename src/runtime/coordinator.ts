@@ -12,6 +12,7 @@ import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, intakeLogFile } from './logger.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
+import type { ServerState } from './server-checks.js';
 import { StatBlock, totalFigures } from './stat-block.js';
 import { Watcher, type WatchSettings } from './watcher.js';
 
@@ -57,6 +58,8 @@ export class Coordinator {
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
   #published = { mark: '', at: 0 };
+  /** the launcher's latest check of each server (eviction policy, clock), published with the figures */
+  #servers: ServerState[] = [];
   readonly #intake: Intake | null = null;
   readonly #intakeLog: FileLogger | null = null;
   /** things the coordinator could not do (no keyspace notifications, …), for the launcher's log */
@@ -79,6 +82,7 @@ export class Coordinator {
       ...data.queue,
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
+      warnEviction: false, // the launcher checks every server itself
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
     this.#watcher = new Watcher(
@@ -141,6 +145,10 @@ export class Coordinator {
     slot.calling = new Set();
   }
 
+  noteServers(servers: ServerState[]): void {
+    this.#servers = servers;
+  }
+
   noteCrash(group: number, reason: string): void {
     const slot = this.#slot(group);
     slot.restarts++;
@@ -185,6 +193,7 @@ export class Coordinator {
       actors,
       ...(this.#intake ? { intake: this.#intake.figures() } : {}),
       totals: totalFigures(blocks, buckets),
+      servers: this.#servers,
     };
   }
 
@@ -208,6 +217,7 @@ export class Coordinator {
     const stats = this.stats(false);
     const mark = JSON.stringify([
       stats.actors.map((a) => [a.status, a.restarts, a.stat]),
+      stats.servers?.map((s) => [s.policy, s.skewMs]),
       stats.intake?.map((l) => [l.length, l.items, l.error]),
     ]);
     if (mark === this.#published.mark && Date.now() - this.#published.at < REFRESH_MS) return;

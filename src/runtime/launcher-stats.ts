@@ -4,6 +4,7 @@
 import type { HistogramData, Summary } from './histogram.js';
 import type { IntakeListFigures } from './intake/figures.js';
 import type { NameFigure } from './name-stats.js';
+import type { ServerState } from './server-checks.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
 export interface ActorStat extends BlockFigures {
@@ -35,4 +36,6 @@ export interface LauncherStats {
     summary: Record<HistogramName, Summary>;
     names: NameFigure[];
   };
+  /** each Redis server's eviction policy and clock skew (absent from launchers before 0.2) */
+  servers?: ServerState[];
 }
