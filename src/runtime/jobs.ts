@@ -155,7 +155,7 @@ export class Jobs {
       stats.add('done');
       this.#finished.push(entry.message);
       if (log.isLevelEnabled('debug'))
-        log.debug({ event: 'done', job: entry.message.id, ms: Math.round(ms) }, 'done');
+        log.debug({ event: 'done', job: entry.message.id, ms: Math.round(durationMs) }, 'done');
     } else if (entry.controller?.signal.aborted && this.#draining) {
       this.#handBack.push(entry.message); // it stopped because we asked it to
     } else {
