@@ -87,7 +87,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (options.connection) {
     throw errors.invalidOption(
       'connection',
-      'actors make their own connections: give redis or cluster',
+      'actors make their own connections: give redis, cluster or sentinel',
     );
   }
   const queue = queueOptionsOf(options);
@@ -159,6 +159,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
   const {
     redis,
     cluster,
+    sentinel,
     tls,
     prefix,
     groups,
@@ -173,6 +174,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     Object.entries({
       redis,
       cluster,
+      sentinel,
       tls,
       prefix,
       groups,
