@@ -25,6 +25,7 @@ export const SCRIPT_NAMES = [
   'dead-purge',
   'pause',
   'time',
+  'spill-drop',
   'intake-dead',
 ] as const;
 
