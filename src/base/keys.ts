@@ -21,6 +21,7 @@ export const KEY_NAMES = [
   'big', // hash id → record bytes, only for records over 1 KiB: claims size their reads by it
   'claims', // zset claim id → lease expiry: the claims remembered in `claimed`
   'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
+  'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[19])
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

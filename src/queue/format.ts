@@ -7,7 +7,7 @@
 // Versions:
 //   1 (none stored) records `<enq>|<priority>|<attempts>|<backoff>|<kind><body>`
 //   2 records may carry tags after the last bar: a name (`n`), a schedule occurrence (`p`);
-//     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/)
+//     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/, lua/schedule-lib.lua)
 import { errors } from '../base/errors.js';
 
 export const FORMAT_VERSION = 2;

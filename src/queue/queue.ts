@@ -19,6 +19,7 @@ import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
+import { Schedules } from './schedules/schedules.js';
 import { storeSpills, type Unspill, unspill } from './spill.js';
 
 export type { PollOptions } from './leases.js';
@@ -40,6 +41,8 @@ export class Queue {
   readonly config: QueueConfig;
   readonly client: RedisClient;
   readonly deadLetters: DeadLetters;
+  /** periodic schedules whose occurrences are messages of this queue */
+  readonly schedules: Schedules;
   readonly #scripts: Scripts;
   readonly #ownsClient: boolean;
   readonly #keys: string[][];
@@ -69,6 +72,11 @@ export class Queue {
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
     );
+    this.schedules = new Schedules({
+      config: this.config,
+      run: (name, group, args) => this.run(name, group, args),
+      now: (group) => this.clock(group).now(),
+    });
     this.#leases = new Leases(
       this.config,
       this.#rawHeader,

@@ -5,6 +5,7 @@ import { lineChart } from './charts.js';
 import { DeadLetterView } from './dead-letters.js';
 import { confirmAction, formatCount, formatMs, setText, toast } from './dom.js';
 import { JobView } from './job.js';
+import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
@@ -77,6 +78,11 @@ function drawCharts() {
   });
 }
 
+const schedules = schedulesTable(document.querySelector('#schedules tbody'), (error) =>
+  setText('status', `schedule not removed: ${error.message}`),
+);
+let polls = 0;
+
 async function refresh() {
   const data = await get(`/api/overview?since=${lastAt}`);
   mergeSamples(data.samples);
@@ -106,6 +112,7 @@ async function refresh() {
   );
   renderActors(document.querySelector('#actors tbody'), data.actors);
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
+  if (polls++ % 5 === 0) await schedules.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
   const dead = sum(data.depths, (d) => d.dead);
