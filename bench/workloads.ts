@@ -4,6 +4,7 @@
  * clock and the result live here (the measuring kit in measures.ts) so the figures compare.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errors } from '../src/base/errors.js';
 import type { EarlyStarts, LatenessSummary } from './measures.js';
 
 export type WorkloadName = 'seed' | 'burst' | 'steady' | 'memory';
@@ -143,7 +144,12 @@ export const makeBody = (bytes: number): string => 'x'.repeat(bytes);
 export function assertLoopback(redisUrl: string): void {
   const host = new URL(redisUrl).hostname.replace(/^\[|\]$/g, '');
   if (!/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(host)) {
-    throw new Error(`benchmarks only run against a loopback redis-server, not ${redisUrl}`);
+    // A SkyqError: the CLI prints it as one line, and the URL's password is masked.
+    throw errors.invalidOption(
+      'redis',
+      'benchmarks only run against a loopback redis-server (127.x.x.x, localhost or ::1)',
+      redisUrl,
+    );
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * `skyq bench` as a user runs it (the compiled CLI on a private redis-server it starts): it
  * accounts for every message, says how many starts came before their due time and how early the
- * earliest was, and reports the actors' start-up cost. Figures are not judged here: benchmarks
- * are scripts, and a slow machine must not fail a test.
+ * earliest was, and reports the actors' start-up cost. Early starts must be none (a guarantee);
+ * the other figures get bounds a shared two-core machine meets, each wide enough to say only
+ * that nothing ran away (benchmarks, not tests, measure speed).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, runCli } from './helpers/runtime.js';
@@ -34,19 +35,32 @@ describe('skyq bench', () => {
       lost: 0,
       duplicates: 0,
     });
+    // The guarantee: no handler starts before its due time on Redis's clock, not even by 1 ms.
     const early = r.early as { count: number; maxMs: number };
-    expect(early.count).toBeGreaterThanOrEqual(0);
-    // How early the earliest was is known exactly when there was one.
-    expect(early.maxMs > 0).toBe(early.count > 0);
+    expect(early).toEqual({ count: 0, maxMs: 0 });
+    // Lateness: the copied design ran messages up to 28 s late; skyq's p99 is tens of ms on an
+    // idle machine. 2 s is the bound on two cores shared with other runs, far below 28 s.
+    const lateness = r.lateness as { p99: number; max: number };
+    expect(lateness.p99).toBeGreaterThanOrEqual(0);
+    expect(lateness.p99).toBeLessThan(2000);
+    // Start-up of 10 actors and the coordinator: ~1 s and ~2 CPU-s here; 30 s only says it
+    // finished at all on a starved machine, and is far below a runaway's minute.
     const startup = r.startup as { seconds: number; cpuSeconds: number };
     expect(startup.seconds).toBeGreaterThan(0);
+    expect(startup.seconds).toBeLessThan(30);
     expect(startup.cpuSeconds).toBeGreaterThan(0);
+    expect(startup.cpuSeconds).toBeLessThan(30);
+    // 2,000 messages cost ~0.1 CPU-s (36 µs each in docs/BENCHMARKS.md); 20 s is 10,000 µs each.
     expect(r.nodeCpuSeconds).toBeGreaterThan(0);
+    expect(r.nodeCpuSeconds).toBeLessThan(20);
   }, 120_000);
 
   it('memory: bytes per pending message, nothing consumed', async () => {
     const r = await bench(['--workload', 'memory', '--count', '2000']);
     expect(r).toMatchObject({ workload: 'memory', messages: 2000, handled: 0 });
+    // docs/BENCHMARKS.md: 297 B per pending message at 100,000; a small run pays more of the
+    // hashes' fixed cost. Over 1 KiB would mean a record or an index grew.
     expect(r.bytesPerMessage).toBeGreaterThan(100);
+    expect(r.bytesPerMessage).toBeLessThan(1024);
   }, 120_000);
 });

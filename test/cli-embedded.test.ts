@@ -107,7 +107,9 @@ describe('embeddedRedis', () => {
         dir: join(tempDir(), '.skyq'),
       });
       expect(found).toMatchObject({ kind: 'yours', url: `redis://127.0.0.1:${port}` });
-      expect(said).toEqual([]);
+      // Said plainly: it may be a shared server, not one meant for this queue.
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/^skyq: using the existing Redis at .* skyq did not start it/);
       await found.stop();
       expect(await knock(port)).toBe('pong');
     } finally {

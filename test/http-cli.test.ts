@@ -57,7 +57,7 @@ describe('skyq start --http', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'skyq: http: http://0.0.0.0:0/ is reachable from other machines: give --auth-token or set SKYQ_DASHBOARD_TOKEN',
+      'skyq: http: http://0.0.0.0:0/ is reachable from other machines: give --auth-token or set SKYQ_DASHBOARD_TOKEN\nsee skyq start --help',
     );
   });
 
@@ -93,6 +93,8 @@ describe('skyq dashboard', () => {
     );
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('skyq: cannot reach Redis: connect ECONNREFUSED 127.0.0.1:1');
+    expect(result.stderr.trim()).toBe(
+      'skyq: cannot reach Redis at redis://127.0.0.1:1: connection refused',
+    );
   });
 });

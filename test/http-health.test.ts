@@ -48,6 +48,14 @@ describe('/healthz', () => {
       healthy: true,
       actors: { 0: 'pong', 1: 'pong' },
       redis: 'PONG',
+      servers: [
+        {
+          server: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+          policy: 'noeviction',
+          evicting: false,
+          skewMs: expect.any(Number),
+        },
+      ],
       reasons: [],
     });
   });

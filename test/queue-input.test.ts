@@ -1,4 +1,7 @@
-// Every bad input rejects with a SkyqError naming the field, and nothing is stored.
+// Every bad input rejects with a SkyqError naming the field, and nothing is stored: each
+// rejected call is checked on its own against every key on the server (the sorted sets, the
+// :msg hash, :body:* keys, the id counters), before and after.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AddOptions, type Body, type Message, Queue, SkyqError } from '../src/index.js';
 import { openQueue } from './helpers/queue.js';
@@ -6,30 +9,52 @@ import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 
 let server: RedisServerHandle;
 let q: Queue;
+let plain: Redis;
 
 beforeAll(async () => {
   server = await startStandalone();
   q = await openQueue({ redis: server.url }, { maxBodyBytes: 1000 });
+  plain = new Redis(server.url);
 });
 
 afterAll(async () => {
+  plain?.disconnect();
   await q?.close();
   await server?.stop();
 });
 
-/** Resolves to the SkyqError `promise` rejected with; fails the test when it resolved. */
-async function rejection(promise: Promise<unknown>): Promise<SkyqError> {
-  const outcome = await promise.then(
+/** Every key on this file's private server with its serialized value (DUMP): what is stored. */
+async function keyspace(): Promise<Map<string, string>> {
+  const keys: Buffer[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await plain.scanBuffer(cursor, 'COUNT', 1000);
+    cursor = String(next);
+    keys.push(...batch);
+  } while (cursor !== '0');
+  const values = await Promise.all(keys.map((key) => plain.dumpBuffer(key)));
+  return new Map(keys.map((key, i) => [key.toString('latin1'), values[i]?.toString('hex') ?? '']));
+}
+
+/**
+ * Resolves to the SkyqError `call` rejected with; fails the test when it resolved, or when any
+ * key on the server changed (appeared, went, or holds something else) through the call.
+ */
+async function rejection(call: () => Promise<unknown>): Promise<SkyqError> {
+  const before = await keyspace();
+  const outcome = await call().then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
   if (!('error' in outcome)) throw new Error(`expected a rejection, got ${String(outcome.value)}`);
   expect(outcome.error).toBeInstanceOf(SkyqError);
+  expect(await keyspace(), 'the keys after the rejected call').toEqual(before);
   return outcome.error as SkyqError;
 }
 
-async function expectNamed(promise: Promise<unknown>, field: string, code?: string) {
-  const error = await rejection(promise);
+/** `call` rejects naming `field` (and with `code`), having stored nothing. */
+async function expectNamed(call: () => Promise<unknown>, field: string, code?: string) {
+  const error = await rejection(call);
   expect(error.message).toContain(field);
   expect(error.field).toBe(field);
   if (code) expect(error.code).toBe(code);
@@ -71,7 +96,7 @@ const badBodies: [string, unknown, RegExp][] = [
 
 describe('add rejects bad options, naming the field', () => {
   it.each(badOptions)('%s', async (_, options, field) => {
-    await expectNamed(q.add('body', options as AddOptions), field, 'ERR_SKYQ_INVALID_OPTION');
+    await expectNamed(() => q.add('body', options as AddOptions), field, 'ERR_SKYQ_INVALID_OPTION');
   });
 
   it('names the item in addBulk and stores none of the batch', async () => {
@@ -80,27 +105,27 @@ describe('add rejects bad options, naming the field', () => {
       { body: 'also fine', options: { group: 3 } },
       { body: 'bad', options: { priority: 1.5 } },
     ];
-    const error = await expectNamed(q.addBulk(items), 'items[2].priority');
+    const error = await expectNamed(() => q.addBulk(items), 'items[2].priority');
     expect(error.message).toMatch(/integer/);
     await expectNamed(
-      q.addBulk([{ body: 1 }, { body: 2, options: { group: 10 } }]),
+      () => q.addBulk([{ body: 1 }, { body: 2, options: { group: 10 } }]),
       'items[1].group',
     );
     await expectNamed(
-      q.addBulk([{ body: 1 }, { body: 2, options: { nope: 1 } as AddOptions }]),
+      () => q.addBulk([{ body: 1 }, { body: 2, options: { nope: 1 } as AddOptions }]),
       'nope',
     );
-    await expectNamed(q.addBulk('x' as never), 'items');
+    await expectNamed(() => q.addBulk('x' as never), 'items');
   });
 
   it('rejects options that are not an object', async () => {
-    await expectNamed(q.add('body', 5 as AddOptions), 'options');
+    await expectNamed(() => q.add('body', 5 as AddOptions), 'options');
   });
 });
 
 describe('add rejects bodies that cannot be stored', () => {
   it.each(badBodies)('%s', async (_, body, problem) => {
-    const error = await expectNamed(q.add(body as Body), 'body', 'ERR_SKYQ_BODY');
+    const error = await expectNamed(() => q.add(body as Body), 'body', 'ERR_SKYQ_BODY');
     expect(error.message).toMatch(problem);
   });
 
@@ -111,36 +136,36 @@ describe('add rejects bodies that cannot be stored', () => {
   });
 
   it('names the item whose body is bad', async () => {
-    await expectNamed(q.addBulk([{ body: 1 }, { body: 2n as never }]), 'items[1].body');
+    await expectNamed(() => q.addBulk([{ body: 1 }, { body: 2n as never }]), 'items[1].body');
   });
 });
 
 describe('other calls check their arguments too', () => {
   it('cancel, reschedule and get reject bad ids and groups', async () => {
-    await expectNamed(q.cancel(42 as never), 'id');
-    await expectNamed(q.get({} as never), 'id');
+    await expectNamed(() => q.cancel(42 as never), 'id');
+    await expectNamed(() => q.get({} as never), 'id');
     // Lookups take any member Redis can store: raw members may hold spaces or be empty.
     expect(await q.cancel('a b')).toBe(false);
     expect(await q.get('z'.repeat(300))).toBeNull();
     expect(await q.get(Buffer.from([0xff, 0x00]))).toBeNull();
-    await expectNamed(q.get('fine', { group: 10 }), 'group');
-    await expectNamed(q.reschedule('fine', { delay: -5 }), 'delay');
-    await expectNamed(q.reschedule('fine', { delay: 5, runAt: 5 }), 'delay');
-    await expectNamed(q.reschedule('fine', {}), 'delay');
-    await expectNamed(q.reschedule('fine', { delay: 5, when: 1 } as never), 'when');
+    await expectNamed(() => q.get('fine', { group: 10 }), 'group');
+    await expectNamed(() => q.reschedule('fine', { delay: -5 }), 'delay');
+    await expectNamed(() => q.reschedule('fine', { delay: 5, runAt: 5 }), 'delay');
+    await expectNamed(() => q.reschedule('fine', {}), 'delay');
+    await expectNamed(() => q.reschedule('fine', { delay: 5, when: 1 } as never), 'when');
   });
 
   it('claim, poll, ack, fail and extendLease reject bad groups and numbers', async () => {
-    await expectNamed(q.claim(10), 'group');
-    await expectNamed(q.claim(-1), 'group');
-    await expectNamed(q.claim(0, 0), 'max');
-    await expectNamed(q.claim(0, 10, Number.NaN), 'leaseMs');
+    await expectNamed(() => q.claim(10), 'group');
+    await expectNamed(() => q.claim(-1), 'group');
+    await expectNamed(() => q.claim(0, 0), 'max');
+    await expectNamed(() => q.claim(0, 10, Number.NaN), 'leaseMs');
     const notClaimed = { id: 'x', group: 0 } as unknown as Message;
-    await expectNamed(q.poll(0, { ack: [notClaimed] }), 'messages');
-    await expectNamed(q.ack([{ ...notClaimed, group: 1.5 } as Message]), 'messages[].group');
-    await expectNamed(q.ack(['x'] as unknown as Message[]), 'messages[].group');
-    await expectNamed(q.fail(notClaimed, 'boom'), 'messages');
-    await expectNamed(q.extendLease([], -1), 'leaseMs');
+    await expectNamed(() => q.poll(0, { ack: [notClaimed] }), 'messages');
+    await expectNamed(() => q.ack([{ ...notClaimed, group: 1.5 } as Message]), 'messages[].group');
+    await expectNamed(() => q.ack(['x'] as unknown as Message[]), 'messages[].group');
+    await expectNamed(() => q.fail(notClaimed, 'boom'), 'messages');
+    await expectNamed(() => q.extendLease([], -1), 'leaseMs');
   });
 
   it('new Queue rejects bad settings', () => {
@@ -165,9 +190,17 @@ describe('other calls check their arguments too', () => {
     }
   });
 
-  it('stored nothing for any rejected call', async () => {
-    const counts = await q.counts();
-    const total = counts.reduce((sum, c) => sum + c.delayed + c.ready + c.active + c.dead, 0);
-    expect(total).toBe(0);
+  it('stores nothing for a rejected add, addBulk or reschedule, on a queue of its own', async () => {
+    const own = await openQueue({ redis: server.url }, { maxBodyBytes: 1000 });
+    try {
+      const kept = await own.add('kept', { group: 2 }); // the id counter and :msg exist already
+      await expectNamed(() => own.add('x', { priority: -1 }), 'priority');
+      await expectNamed(() => own.add('x'.repeat(1001)), 'body');
+      await expectNamed(() => own.addBulk([{ body: 1 }, { body: 2n as never }]), 'items[1].body');
+      await expectNamed(() => own.reschedule(kept, { delay: -5 }), 'delay');
+      expect((await own.counts()).reduce((sum, c) => sum + c.delayed + c.ready, 0)).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 });

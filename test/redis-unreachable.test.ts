@@ -64,7 +64,7 @@ describe('a CLI command against a dead Redis', () => {
     const result = await finish(spawnCli(['start', '--redis', 'http://example.com:6379']));
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'skyq: redis: must be a redis:// or rediss:// URL, not http:// (got "http://example.com:6379")',
+      'skyq: redis: must be a redis:// or rediss:// URL, not http:// (got "http://example.com:6379")\nsee skyq start --help',
     );
   });
 });

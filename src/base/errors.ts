@@ -14,6 +14,7 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_UNREACHABLE'
   | 'ERR_SKYQ_NOPERM'
   | 'ERR_SKYQ_AUTH'
+  | 'ERR_SKYQ_EVICTION'
   | 'ERR_SKYQ_FORMAT'
   | 'ERR_SKYQ_NO_HANDLER';
 
@@ -96,6 +97,14 @@ export const errors = {
       `Redis at ${where} refused the login: ${reason}`,
       undefined,
       cause,
+    ),
+  /** a server whose maxmemory-policy can delete queued messages; `fix` is the command to run */
+  eviction: (server: string, policy: string, fix: string) =>
+    new SkyqError(
+      'ERR_SKYQ_EVICTION',
+      `Redis at ${server} has maxmemory-policy ${policy}, which deletes queued messages when memory is full: ` +
+        `run ${fix} there (and set it in redis.conf), or pass --allow-eviction (allowEviction: true) to run anyway`,
+      'maxmemory-policy',
     ),
   /** the data under a prefix was written by a newer skyq than this one */
   formatTooNew: (key: string, stored: number, known: number) =>

@@ -6,9 +6,15 @@ import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatResultsTable } from '../../bench/report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
-import { defaultWorkload, WORKLOAD_NAMES, type WorkloadName } from '../../bench/workloads.js';
+import {
+  assertLoopback,
+  defaultWorkload,
+  WORKLOAD_NAMES,
+  type WorkloadName,
+} from '../../bench/workloads.js';
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
+import { checkRedisUrl } from '../redis/connection.js';
 import { startRedisServer } from '../redis/server.js';
 import { parseCount, parseDuration, parsePositiveCount } from './duration.js';
 
@@ -76,6 +82,8 @@ export function registerBench(program: Command): void {
         batch: parsePositiveCount(flags.batch, 'batch'),
       };
       const idleMs = parseDuration(flags.idle, 'idle');
+      // These runs flood the server they load: refuse any other before starting anything.
+      if (flags.redis !== undefined) assertLoopback(checkRedisUrl(flags.redis));
       const server = flags.redis ? null : await startRedisServer();
       const url = flags.redis ?? (server?.url as string);
       const out = flags.json ? process.stderr : process.stdout;

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../queue/config.js';
-import { checkRedisUrl, parseClusterNodes } from '../redis/connection.js';
+import { checkRedisUrl, describeTarget, parseClusterNodes } from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';
 import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
@@ -63,4 +63,12 @@ export function queueOptions(
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The first line a read command prints: which Redis it read (password masked), so a shared
+ * server answering on 6379 in place of the one meant never passes for it.
+ */
+export function readFromLine(flags: ConnectionFlags): string {
+  return `reading ${describeTarget(queueOptions(flags))}`;
 }

@@ -1,39 +1,45 @@
 // skyq dashboard: the web dashboard on its own, showing every launcher that publishes its
 // figures to this Redis. Also the --http / --auth-token flags `skyq start` shares.
 import type { Command } from 'commander';
-import { errors } from '../base/errors.js';
-import { type HttpOptions, serveDashboard } from '../http/index.js';
-import { TOKEN_ENV } from '../http/policy.js';
-import { Queue } from '../queue/queue.js';
-import { withTimeout } from '../runtime/rpc.js';
+import { checkHttpOptions, type HttpOptions, serveDashboard } from '../http/index.js';
+import { PUBLIC_URL_ENV, TOKEN_ENV } from '../http/policy.js';
+import { ensureReachable } from '../redis/connection.js';
 import { type ConnectionFlags, queueOptions, withConnectionFlags } from './common.js';
 
 export interface HttpFlags {
   http?: string | true;
   authToken?: string;
+  publicUrl?: string;
 }
 
 export const TOKEN_HELP = `token the HTTP server asks for (default $${TOKEN_ENV}); required off loopback`;
+export const PUBLIC_URL_HELP = `the URL people open, e.g. https://queue.example.com behind a TLS proxy: its origin and host are accepted (default $${PUBLIC_URL_ENV})`;
+export const ALLOW_EVICTION_HELP =
+  'run even where Redis maxmemory-policy is allkeys-* (it deletes messages when memory is full): a loud warning instead of a refusal';
 
 /** The HttpOptions the flags ask for (a bare `--http` means the default address). */
 export function httpOptions(flags: HttpFlags): HttpOptions {
   return {
     ...(typeof flags.http === 'string' ? { listen: flags.http } : {}),
     ...(flags.authToken ? { authToken: flags.authToken } : {}),
+    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
   };
 }
-
-const REDIS_TIMEOUT_MS = 3000;
 
 export function registerDashboard(program: Command): void {
   withConnectionFlags(program.command('dashboard'))
     .description('web dashboard of every launcher publishing to this Redis (depths, dead letters)')
     .option('--http <addr>', 'where to listen, host:port', '127.0.0.1:9465')
     .option('--auth-token <token>', TOKEN_HELP)
-    .action(async (flags: ConnectionFlags & HttpFlags) => {
+    .option('--public-url <url>', PUBLIC_URL_HELP)
+    .option('--allow-eviction', ALLOW_EVICTION_HELP)
+    .action(async (flags: ConnectionFlags & HttpFlags & { allowEviction?: boolean }) => {
       const options = queueOptions(flags, 'long-running');
-      await checkRedis(options);
-      const handle = await serveDashboard(options, httpOptions(flags));
+      const http = { ...httpOptions(flags), allowEviction: flags.allowEviction === true };
+      checkHttpOptions(http); // a bad --http, token or --public-url is said before connecting
+      // Fails like every other command: "cannot reach Redis at <url>: connection refused".
+      await ensureReachable(options);
+      const handle = await serveDashboard(options, http);
       console.log(`skyq: dashboard on ${handle.url} (Ctrl-C stops it)`);
       const stop = async () => {
         await handle.close();
@@ -42,23 +48,4 @@ export function registerDashboard(program: Command): void {
       process.on('SIGINT', () => void stop());
       process.on('SIGTERM', () => void stop());
     });
-}
-
-/** One clear line, soon, instead of a page that only ever shows an error. */
-async function checkRedis(options: ReturnType<typeof queueOptions>): Promise<void> {
-  const queue = new Queue(options);
-  // The first failed connection attempt is the answer: no need to wait out the retries.
-  const failed = new Promise<never>((_, reject) => {
-    queue.client.once('error', (error: Error) => reject(error));
-  });
-  failed.catch(() => undefined);
-  try {
-    await withTimeout(Promise.race([queue.client.ping(), failed]), REDIS_TIMEOUT_MS, 'Redis');
-  } catch (error) {
-    throw errors.redis(`cannot reach Redis: ${(error as Error).message}`);
-  } finally {
-    queue.client.removeAllListeners('error');
-    queue.client.on('error', () => undefined);
-    queue.client.disconnect();
-  }
 }

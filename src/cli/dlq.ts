@@ -1,7 +1,13 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import type { Command } from 'commander';
 import { Queue } from '../queue/queue.js';
-import { type ConnectionFlags, printJson, queueOptions, withConnectionFlags } from './common.js';
+import {
+  type ConnectionFlags,
+  printJson,
+  queueOptions,
+  readFromLine,
+  withConnectionFlags,
+} from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { table } from './table.js';
@@ -35,6 +41,7 @@ export function registerDlq(program: Command): void {
           limit: parseCount(flags.limit, 'limit'),
         });
         if (flags.json) return printJson(letters);
+        console.log(readFromLine(flags));
         if (letters.length === 0) return console.log('no dead letters');
         console.log(
           table(

@@ -102,7 +102,13 @@ export async function embeddedRedis(
   const dir = resolve(where.dir ?? EMBEDDED_DIR);
   const shown = `redis://127.0.0.1:${port}`;
   const first = await knock(port);
-  if (first === 'pong') return { url: shown, kind: 'yours', stop: async () => undefined };
+  if (first === 'pong') {
+    // Plainly, since it may be a shared server that is not meant for this queue.
+    say(
+      `skyq: using the existing Redis at ${shown} (it answered without a password; skyq did not start it). Name another with --redis, or set SKYQ_EMBEDDED_PORT for skyq's own`,
+    );
+    return { url: shown, kind: 'yours', stop: async () => undefined };
+  }
   if (first !== 'down') return adopt(say, port, dir);
   if (!redisServerAvailable()) {
     throw errors.redis(`no Redis answers at ${shown} and ${REDIS_INSTALL_HINT}`);

@@ -2,7 +2,7 @@
 // attempts, last error, dead reason and a preview of its body.
 import type { Command } from 'commander';
 import type { MessageInfo } from '../queue/message-info.js';
-import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { whenText } from './when.js';
@@ -31,6 +31,7 @@ export function registerGet(program: Command): void {
           return;
         }
         if (flags.json) return printJson(info);
+        console.log(readFromLine(flags));
         console.log(describe(info, await queue.clock(info.group).now(), queue.config.prefix));
       }),
     );

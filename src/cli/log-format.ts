@@ -50,7 +50,8 @@ export function formatLogLine(text: string, filter: LogFilter): string | null {
   if (filter.job !== undefined && line.job !== filter.job) return null;
   const time = new Date(Number(line.time)).toISOString().replace('T', ' ').replace('Z', '');
   const level = (LEVEL_NAMES[Number(line.level)] ?? String(line.level)).padEnd(5);
-  const who = line.group !== undefined ? `actor ${line.group}` : 'launcher';
+  const who =
+    line.group !== undefined ? `actor ${line.group}` : line.intake === true ? 'intake' : 'launcher';
   const what = describeEvent(line.event, line.msg);
   const job = line.job !== undefined ? ` job=${printable(String(line.job))}` : '';
   const extra = Object.entries(line)

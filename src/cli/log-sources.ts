@@ -1,4 +1,4 @@
-// Where `skyq logs` reads: each writer (an actor or the launcher) has a live
+// Where `skyq logs` reads: each writer (an actor, the launcher, its intake) has a live
 // file (actor-3.log) and the rotated ones before it (actor-3.log.1 newest …).
 // History is read oldest file first and the writers are merged by time
 // without loading the files into memory.
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { lineTime } from './log-format.js';
 
-const LOG_NAME = /^((?:actor-\d+|launcher)\.log)(?:\.(\d+))?$/;
+const LOG_NAME = /^((?:actor-\d+|launcher|intake)\.log)(?:\.(\d+))?$/;
 
 export interface LogSource {
   /** the live file */

@@ -3,7 +3,7 @@
 // and level; --follow keeps printing new lines, still in time order.
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { actorLogFile, DEFAULT_LOG_DIR } from '../runtime/logger.js';
@@ -46,7 +46,7 @@ export function registerLogs(program: Command): void {
       const sources = findSources(flags.logDir, liveName);
       if (!flags.follow) {
         if (!existsSync(flags.logDir))
-          throw errors.invalidOption('log-dir', `no log directory ${flags.logDir}`);
+          throw errors.invalidOption('log-dir', `no log directory ${resolve(flags.logDir)}`);
         if (liveName && sources.length === 0)
           throw errors.invalidOption('actor', `no log file ${liveName} in ${flags.logDir}`);
       }

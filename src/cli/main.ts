@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
 // cancel, bench, dashboard, acl.
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
 import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
+import { noRedisNamed } from './common.js';
 import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
+import { EMBEDDED_DIR } from './embedded.js';
 import { cliErrorLine } from './error-line.js';
 import { registerGet } from './get.js';
 import { commandPathOf, hintHelpAfterErrors } from './help-hint.js';
@@ -51,9 +54,12 @@ hintHelpAfterErrors(program);
 // name, so a refused flag value can point at its help.
 let prefix: string | undefined;
 let commandPath = '';
+/** No --redis, --cluster or REDIS_URL: the password came from ./.skyq of this directory. */
+let noneNamed = false;
 program.hook('preAction', (_program, action) => {
   prefix = action.opts().prefix as string | undefined;
   commandPath = commandPathOf(action);
+  noneNamed = noRedisNamed(action.opts());
 });
 
 try {
@@ -62,7 +68,13 @@ try {
   // Our errors and Redis's (unreachable, NOPERM, a key of the wrong type, …) are for the
   // operator: one line. Anything else is a defect, and its stack says where.
   await connectionChecksSettled();
-  console.error(`skyq: ${cliErrorLine(error, prefix)}`);
+  const line = cliErrorLine(error, prefix);
+  // Run from another folder, ./.skyq holds no password: say which folder was looked in.
+  const where =
+    noneNamed && /refused the login/.test(line)
+      ? ` (no Redis named, so the embedded server's password was looked for in ${resolve(EMBEDDED_DIR)}/: run from the folder where skyq start runs, or give --redis)`
+      : '';
+  console.error(`skyq: ${line}${where}`);
   if (error instanceof SkyqError && error.code === 'ERR_SKYQ_INVALID_OPTION')
     console.error(`see skyq ${commandPath} --help`);
   process.exit(1);

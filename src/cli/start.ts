@@ -1,13 +1,21 @@
 // skyq start: run the actors until SIGINT/SIGTERM. The first signal drains
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
+import { errors } from '../base/errors.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
-import { type HttpFlags, httpOptions, TOKEN_HELP } from './dashboard.js';
+import {
+  ALLOW_EVICTION_HELP,
+  type HttpFlags,
+  httpOptions,
+  PUBLIC_URL_HELP,
+  TOKEN_HELP,
+} from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
+import { INTAKE_HELP, parseIntakeFlag } from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -20,6 +28,8 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   logDir: string;
   logLevel: string;
   grace: string;
+  allowEviction?: boolean;
+  intake?: string;
 }
 
 export function registerStart(program: Command): void {
@@ -35,11 +45,16 @@ export function registerStart(program: Command): void {
     .option('--log-dir <dir>', 'where actor-<g>.log files go', 'logs')
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
+    .option('--intake <lists>', INTAKE_HELP)
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
+    .option('--public-url <url>', PUBLIC_URL_HELP)
+    .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
       // Every flag is checked before any server starts.
       const logLevel = checkLogLevel(flags.logLevel, 'log-level');
+      if (flags.publicUrl !== undefined && flags.http === undefined)
+        throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
       const base = queueOptions(flags, 'long-running');
       const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
       const batch = parsePositiveCount(flags.batch, 'batch');
@@ -57,9 +72,11 @@ export function registerStart(program: Command): void {
         logDir: flags.logDir,
         logLevel,
         graceMs: parseDuration(flags.grace, 'grace'),
+        allowEviction: flags.allowEviction === true,
         ...(flags.handler ? { handler: flags.handler } : {}),
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
+        ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -72,6 +89,11 @@ export function registerStart(program: Command): void {
       console.log(
         `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
+      for (const spec of launcher.intake) {
+        console.log(
+          `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
+        );
+      }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);
       let signals = 0;

@@ -2,7 +2,9 @@
 // read is shown as broken with the reason, a paused one as paused), then each
 // running launcher's actors.
 import type { GroupCounts } from '../queue/queue.js';
+import { EVICTION_FIX } from '../redis/eviction.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
+import { SKEW_LIMIT_MS } from '../runtime/server-checks.js';
 import { printable, withoutScriptLocation } from './preview.js';
 import { table } from './table.js';
 
@@ -34,6 +36,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
     out.push(
       `${broken} group(s) cannot be read: a key of theirs is not what skyq expects (see the state); the others are counted as usual`,
     );
+  out.push(...serverLines(launchers));
   if (launchers.length === 0) out.push('', 'no launcher running');
   for (const launcher of launchers) {
     const up = Math.round((launcher.at - launcher.startedAt) / 1000);
@@ -90,4 +93,28 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
     }
   }
   return out.join('\n');
+}
+
+/**
+ * What launchers found about the Redis servers: an evicting policy, a policy nobody could
+ * read, a clock more than a second off. Nothing when all is well.
+ */
+function serverLines(launchers: LauncherStats[]): string[] {
+  const lines: string[] = [];
+  for (const launcher of launchers) {
+    for (const s of launcher.servers ?? []) {
+      if (s.evicting)
+        lines.push(
+          `redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full (${EVICTION_FIX})`,
+        );
+      if (s.skewMs !== null && Math.abs(s.skewMs) > SKEW_LIMIT_MS) {
+        const way = s.skewMs > 0 ? 'ahead of' : 'behind';
+        lines.push(
+          `redis ${s.server}: clock ${(Math.abs(s.skewMs) / 1000).toFixed(1)} s ${way} launcher ${launcher.launcherId} (due times are on Redis's clock)`,
+        );
+      }
+    }
+  }
+  const unique = [...new Set(lines)];
+  return unique.length > 0 ? ['', ...unique] : [];
 }

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
 import { readAllStats } from '../runtime/registry.js';
-import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { describeMs, parseDuration } from './duration.js';
 import { renderStats, type StatsSnapshot } from './stats-view.js';
 import { withQueue } from './with-queue.js';
@@ -44,8 +44,10 @@ export function registerStats(program: Command): void {
             ? DEFAULT_WATCH_MS
             : watchInterval(flags.watch);
       await withQueue(flags, async (queue) => {
-        if (intervalMs === null) return show(await snapshot(queue), queue, flags.json === true);
-        await watch(queue, intervalMs, flags.json === true);
+        const from = readFromLine(flags);
+        if (intervalMs === null)
+          return show(await snapshot(queue), queue, flags.json === true, from);
+        await watch(queue, intervalMs, flags.json === true, from);
       });
     });
 }
@@ -65,12 +67,12 @@ async function snapshot(queue: Queue): Promise<StatsSnapshot> {
   return { groups, launchers };
 }
 
-function show(snap: StatsSnapshot, queue: Queue, json: boolean): void {
+function show(snap: StatsSnapshot, queue: Queue, json: boolean, from: string): void {
   if (json) printJson(snap);
-  else console.log(renderStats(snap, queue.config.prefix));
+  else console.log(`${from}\n\n${renderStats(snap, queue.config.prefix)}`);
 }
 
-async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<void> {
+async function watch(queue: Queue, intervalMs: number, json: boolean, from: string): Promise<void> {
   const inPlace = process.stdout.isTTY === true && !json;
   let stopped = false;
   let wake: () => void = () => undefined;
@@ -80,18 +82,23 @@ async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<v
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (inPlace) process.stdout.write(HIDE_CURSOR + CLEAR_SCREEN);
+  // A Redis that never answered is a wrong address, not an outage to wait out: fail like
+  // every other command (one line, exit 1). Once it has answered, an outage shows in the frame.
+  let answered = false;
   try {
     while (!stopped) {
-      const title = `skyq stats every ${describeMs(intervalMs)} at ${new Date().toISOString()} (Ctrl-C ends)`;
+      const title = `skyq stats every ${describeMs(intervalMs)} at ${new Date().toISOString()} (Ctrl-C ends), ${from}`;
       let body: string;
       try {
         const snap = await snapshot(queue);
+        if (!answered && inPlace) process.stdout.write(HIDE_CURSOR + CLEAR_SCREEN);
+        answered = true;
         if (json) {
           process.stdout.write(`${JSON.stringify({ at: Date.now(), ...snap })}\n`);
           body = '';
         } else body = renderStats(snap, queue.config.prefix);
       } catch (error) {
+        if (!answered) throw error;
         // An outage shows in the frame; the next refresh tries again.
         body = `cannot read the figures: ${(error as Error).message}`;
         if (json) process.stderr.write(`skyq: ${body}\n`);
@@ -107,7 +114,7 @@ async function watch(queue: Queue, intervalMs: number, json: boolean): Promise<v
       });
     }
   } finally {
-    if (inPlace) process.stdout.write(`${SHOW_CURSOR}\n`);
+    if (inPlace && answered) process.stdout.write(`${SHOW_CURSOR}\n`);
   }
 }
 

@@ -5,6 +5,7 @@
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
 import { mergeNameFigures } from '../runtime/name-stats.js';
+import type { ServerState } from '../runtime/server-checks.js';
 import { actorKey, type History } from './history.js';
 import { preview } from './preview.js';
 import { json, problem, type Reply, type Route } from './server.js';
@@ -20,6 +21,8 @@ export interface ApiContext {
   history: History;
   /** 'launcher': this process runs the actors; 'redis': figures published by every launcher */
   mode: 'launcher' | 'redis';
+  /** each Redis server's eviction policy and clock skew, as this process last checked */
+  servers: () => ServerState[];
 }
 
 export function readRoutes(context: ApiContext): Route[] {
@@ -35,7 +38,7 @@ export function readRoutes(context: ApiContext): Route[] {
   ];
 }
 
-function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
+function overview({ queue, history, mode, servers }: ApiContext, url: URL): Reply {
   const since = numberParam(url, 'since') ?? 0;
   const latest = history.latest();
   const base = {
@@ -43,6 +46,12 @@ function overview({ queue, history, mode }: ApiContext, url: URL): Reply {
     groups: queue.config.groups,
     mode,
     error: history.error,
+    servers: servers().map(({ server, policy, evicting, skewMs }) => ({
+      server,
+      policy,
+      evicting,
+      skewMs,
+    })),
   };
   if (!latest)
     return json({

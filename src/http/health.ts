@@ -1,7 +1,11 @@
-// /healthz: healthy only when every actor answers `ping` within a second and Redis answers
-// PING. The checks run at once, so a request takes at most about a second.
+// /healthz: healthy only when every actor answers `ping` within a second, Redis answers
+// PING, and no server runs a maxmemory-policy that can delete messages (even when the start
+// was allowed with --allow-eviction: it is still unsafe). The checks run at once, so a request
+// takes at most about a second.
 import type { RedisClient } from '../redis/connection.js';
+import { EVICTION_FIX } from '../redis/eviction.js';
 import { withTimeout } from '../runtime/rpc.js';
+import type { ServerState } from '../runtime/server-checks.js';
 
 export const HEALTH_TIMEOUT_MS = 1000;
 
@@ -16,6 +20,8 @@ export interface Health {
   /** per group: pong, down or timeout */
   actors: Record<string, string>;
   redis: string;
+  /** per server: its maxmemory-policy (null: unreadable) and clock skew in ms */
+  servers: { server: string; policy: string | null; evicting: boolean; skewMs: number | null }[];
   /** one line per problem, empty when healthy */
   reasons: string[];
 }
@@ -23,6 +29,7 @@ export interface Health {
 export async function checkHealth(
   launcher: Pingable | null,
   client: RedisClient,
+  servers: ServerState[] = [],
   timeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<Health> {
   const reasons: string[] = [];
@@ -40,7 +47,19 @@ export async function checkHealth(
       reasons.push(`actor ${group} did not answer ping within ${timeoutMs} ms`);
   });
   if (redis !== 'PONG') reasons.push(`redis: ${redis}`);
-  return { healthy: reasons.length === 0, actors, redis, reasons };
+  for (const s of servers) {
+    if (s.evicting)
+      reasons.push(
+        `redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full (${EVICTION_FIX})`,
+      );
+  }
+  const shown = servers.map(({ server, policy, evicting, skewMs }) => ({
+    server,
+    policy,
+    evicting,
+    skewMs,
+  }));
+  return { healthy: reasons.length === 0, actors, redis, servers: shown, reasons };
 }
 
 async function pingActor(launcher: Pingable, group: number, timeoutMs: number): Promise<string> {

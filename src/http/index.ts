@@ -8,6 +8,7 @@ import { Queue } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';
+import { reportTo, ServerChecks, type ServerState } from '../runtime/server-checks.js';
 import { actionRoutes } from './actions.js';
 import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
 import { type ApiContext, readRoutes } from './api.js';
@@ -15,7 +16,7 @@ import { checkHealth, type Pingable } from './health.js';
 import { History } from './history.js';
 import { MetricsExporter } from './metrics.js';
 import { pageRoutes } from './page.js';
-import { AccessPolicy, TOKEN_ENV } from './policy.js';
+import { AccessPolicy, PUBLIC_URL_ENV, TOKEN_ENV } from './policy.js';
 import { HttpServer, json, problem, type Route } from './server.js';
 
 export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
@@ -25,6 +26,13 @@ export interface HttpOptions {
   listen?: string | ListenAddress;
   /** required unless listening on loopback; default $SKYQ_DASHBOARD_TOKEN */
   authToken?: string;
+  /**
+   * the URL people reach the dashboard at, e.g. behind a TLS reverse proxy
+   * (https://queue.example.com/): its origin and host are accepted; default $SKYQ_PUBLIC_URL
+   */
+  publicUrl?: string;
+  /** the stand-alone dashboard: serve even where Redis can evict messages (default false) */
+  allowEviction?: boolean;
 }
 
 export interface HttpHandle {
@@ -36,6 +44,8 @@ export interface HttpHandle {
 /** What the HTTP layer reads from a launcher (a Launcher fits). */
 export interface LauncherSource extends Pingable {
   stats(): Promise<LauncherStats>;
+  /** each Redis server's eviction policy and clock skew, as the launcher last checked */
+  servers(): ServerState[];
 }
 
 /** How long a scrape or a reading waits for the group depths before going on without them. */
@@ -64,10 +74,9 @@ export function checkHttpOptions(http: HttpOptions): {
 } {
   const listen = http.listen ?? true;
   const address = typeof listen === 'object' ? listen : parseListenAddress(listen);
-  return {
-    address,
-    policy: new AccessPolicy(address, http.authToken ?? process.env[TOKEN_ENV] ?? null),
-  };
+  const token = http.authToken ?? process.env[TOKEN_ENV] ?? null;
+  const publicUrl = http.publicUrl ?? (process.env[PUBLIC_URL_ENV] || null);
+  return { address, policy: new AccessPolicy(address, token, publicUrl) };
 }
 
 async function serve(
@@ -79,14 +88,24 @@ async function serve(
 ): Promise<HttpHandle> {
   // Refuse an open address without a token before connecting anywhere.
   const { address: wanted, policy } = checkHttpOptions(http);
-  const queue = new Queue(queueOptions);
+  const queue = new Queue({ ...queueOptions, warnEviction: false }); // servers are checked below
   queue.client.on('error', () => undefined); // outages show in /healthz and on the page
+  let checks: ServerChecks | null = null;
+  if (!launcher) {
+    try {
+      checks = await checkServers(queue, http.allowEviction === true);
+    } catch (error) {
+      await queue.close();
+      throw error;
+    }
+  }
+  const servers = () => (launcher ? launcher.servers() : (checks?.states ?? []));
   const depths = () => withTimeout(queue.counts(), DEPTHS_TIMEOUT_MS, 'reading group depths');
   const history = new History(async () => {
     const [counts, stats] = await Promise.all([depths(), launchers(queue)]);
     return { counts, launchers: stats };
   });
-  const context: ApiContext = { queue, history, mode };
+  const context: ApiContext = { queue, history, mode, servers };
   const routes: Route[] = [
     ...pageRoutes(policy),
     ...readRoutes(context),
@@ -95,7 +114,7 @@ async function serve(
       method: 'GET',
       path: '/healthz',
       handle: async () => {
-        const health = await checkHealth(launcher, queue.client);
+        const health = await checkHealth(launcher, queue.client, servers());
         return json(
           { status: health.healthy ? 'ok' : 'unhealthy', ...health },
           health.healthy ? 200 : 503,
@@ -108,6 +127,7 @@ async function serve(
   try {
     server = await HttpServer.listen(wanted, policy, routes);
   } catch (error) {
+    checks?.stop();
     await queue.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
@@ -119,6 +139,7 @@ async function serve(
   let closing: Promise<void> | null = null;
   const close = async () => {
     history.stop();
+    checks?.stop();
     await server.close();
     // While ioredis reconnects, quit() waits for a Redis that may never come back.
     if (queue.client.status === 'ready') await queue.close();
@@ -140,13 +161,28 @@ function metricsRoute(
 ): Route {
   const exporter = new MetricsExporter(async () => {
     const [stats, counts] = await Promise.all([launcher.stats(), depths().catch(() => null)]);
-    return { stats, counts };
+    return { stats, counts, servers: launcher.servers() };
   });
   return {
     method: 'GET',
     path: '/metrics',
     handle: async () => ({ type: exporter.contentType, body: await exporter.render() }),
   };
+}
+
+/** The stand-alone dashboard checks the servers it reads as a launcher does (see server-checks.ts). */
+async function checkServers(queue: Queue, allowEviction: boolean): Promise<ServerChecks> {
+  const log = (level: 'info' | 'warn' | 'error') => (_fields: object, line: string) =>
+    level === 'info' ? console.log(`skyq: ${line}`) : undefined;
+  const checks = new ServerChecks(queue.client, {
+    allowEviction,
+    report: reportTo({ info: log('info'), warn: log('warn'), error: log('error') }),
+  });
+  await withTimeout(checks.check(), 5000, 'server checks').catch(() => undefined);
+  const refusal = checks.refusal();
+  if (refusal) throw refusal;
+  checks.watch();
+  return checks;
 }
 
 function noMetricsRoute(): Route {

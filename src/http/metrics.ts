@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { GroupCounts } from '../queue/queue.js';
 import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
 import { unnamedPart } from '../runtime/name-stats.js';
+import type { ServerState } from '../runtime/server-checks.js';
 import { ACTOR_STATES, type CounterName, type HistogramName } from '../runtime/stat-block.js';
 import { BucketHistogram } from './bucket-histogram.js';
 
@@ -13,6 +14,8 @@ export interface MetricsInput {
   stats: LauncherStats;
   /** null when Redis could not be read in time */
   counts: GroupCounts[] | null;
+  /** each Redis server's eviction policy and clock skew, as last checked */
+  servers?: ServerState[];
 }
 
 /** Upper bounds in seconds; each one is a bound of the runtime's buckets, so counts are exact. */
@@ -178,6 +181,24 @@ export class MetricsExporter {
       );
       this.registry.registerMetric(metric.asMetric());
     }
+    this.#gauge(
+      'skyq_redis_evicting',
+      'Per Redis server: 1 when its maxmemory-policy can delete queued messages (fix: CONFIG SET maxmemory-policy noeviction).',
+      ['server', 'policy'],
+      (set, input) => {
+        for (const s of input.servers ?? [])
+          set({ server: s.server, policy: s.policy ?? 'unknown' }, s.evicting ? 1 : 0);
+      },
+    );
+    this.#gauge(
+      'skyq_redis_clock_skew_seconds',
+      "Per Redis server: its clock (TIME) minus this launcher's; due times are on Redis's clock.",
+      ['server'],
+      (set, input) => {
+        for (const s of input.servers ?? [])
+          if (s.skewMs !== null) set({ server: s.server }, s.skewMs / 1000);
+      },
+    );
     this.#gauge(
       'skyq_launcher_start_time_seconds',
       'When this launcher started, in seconds since the epoch.',

@@ -10,6 +10,10 @@
 //   Access-Control-* header), and a plain HTML form can set neither. On top of that the browser's
 //   own word is checked: Origin, when sent, must be this server, and Sec-Fetch-Site, when sent,
 //   must be same-origin.
+// - Behind a reverse proxy (TLS, another name): `--public-url` (SKYQ_PUBLIC_URL) names the URL
+//   people use. Its origin is then the only one accepted, besides http:// on the host the
+//   request came to, and its host is accepted as a Host header (a loopback server otherwise
+//   answers loopback names only).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../base/errors.js';
@@ -18,6 +22,7 @@ import { isLoopbackHost, type ListenAddress, urlOf } from './address.js';
 export const SESSION_COOKIE = 'skyq_session';
 export const CSRF_HEADER = 'x-skyq-request';
 export const TOKEN_ENV = 'SKYQ_DASHBOARD_TOKEN';
+export const PUBLIC_URL_ENV = 'SKYQ_PUBLIC_URL';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -25,9 +30,16 @@ export class AccessPolicy {
   readonly #token: Buffer | null;
   readonly #session: string | null;
   readonly #loopback: boolean;
+  /** the public URL's origin and host, when one is given */
+  readonly #public: { origin: string; host: string } | null;
 
-  constructor(address: ListenAddress, token: string | null | undefined) {
+  constructor(
+    address: ListenAddress,
+    token: string | null | undefined,
+    publicUrl: string | null = null,
+  ) {
     this.#loopback = isLoopbackHost(address.host);
+    this.#public = publicUrl === null ? null : parsePublicUrl(publicUrl);
     if (token !== undefined && token !== null && token.length < 8) {
       throw errors.invalidOption('auth-token', 'must be at least 8 characters');
     }
@@ -47,8 +59,9 @@ export class AccessPolicy {
 
   /** False for a loopback server reached under a foreign name (DNS rebinding). */
   hostAllowed(request: IncomingMessage): boolean {
-    if (!this.#loopback) return true;
     const host = request.headers.host;
+    if (this.#public && host?.toLowerCase() === this.#public.host) return true;
+    if (!this.#loopback) return true;
     if (!host) return false;
     try {
       return isLoopbackHost(new URL(`http://${host}`).hostname);
@@ -83,11 +96,36 @@ export class AccessPolicy {
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin') return `cross-site request (${site})`;
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== `http://${request.headers.host}`) {
-      return 'request from another origin';
-    }
-    return null;
+    if (origin === undefined) return null;
+    if (this.#public && origin.toLowerCase() === this.#public.origin) return null;
+    // Plain http on the host the request came to: this server itself, unless that host is the
+    // public one (reached through the proxy, only the public origin is the page's).
+    const host = request.headers.host;
+    const direct = !this.#public || host?.toLowerCase() !== this.#public.host;
+    if (direct && origin === `http://${host}`) return null;
+    return this.#public
+      ? `request from another origin (only ${this.#public.origin} is accepted, from --public-url)`
+      : 'request from another origin (behind a proxy or HTTPS, give --public-url)';
   }
+}
+
+/** An http(s) URL's origin and host, lower case; anything else is refused with one line. */
+function parsePublicUrl(text: string): { origin: string; host: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw errors.invalidOption(
+      'public-url',
+      'expected a URL such as https://queue.example.com/',
+      text,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw errors.invalidOption('public-url', 'must start with https:// or http://', text);
+  if (url.username || url.password)
+    throw errors.invalidOption('public-url', 'must not carry a user name or password');
+  return { origin: url.origin.toLowerCase(), host: url.host.toLowerCase() };
 }
 
 function cookieValue(header: string | undefined, name: string): string | null {

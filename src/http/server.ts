@@ -123,6 +123,8 @@ async function answer(
 ): Promise<Reply> {
   if (!policy.hostAllowed(request)) return problem(403, 'this server answers loopback names only');
   const url = new URL(request.url ?? '/', 'http://skyq.invalid');
+  // A malformed escape is the client's mistake, answered before any route (or the token) is asked.
+  if (!wellEscaped(url.pathname)) return problem(400, `malformed % escape in ${url.pathname}`);
   const matching = routes.filter((r) => matchPath(r.path, url.pathname) !== null);
   const route = matching.find((r) => r.method === request.method);
   if (!route) {
@@ -143,6 +145,15 @@ async function answer(
     body = await readJson(request);
   }
   return route.handle({ request, url, params: matchPath(route.path, url.pathname) ?? [], body });
+}
+
+function wellEscaped(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function matchPath(pattern: string | RegExp, path: string): string[] | null {

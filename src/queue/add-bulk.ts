@@ -3,7 +3,7 @@
 // one script's run time grows with big bodies. Calls to different groups are
 // independent: when some fail, the caller learns exactly which items went in.
 
-import { AddBulkError } from '../base/errors.js';
+import { AddBulkError, errors, SkyqError } from '../base/errors.js';
 import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
 import type { IdBlocks } from './id-blocks.js';
@@ -72,6 +72,19 @@ export async function addPrepared(
     retry,
     cause,
   );
+}
+
+/**
+ * What add() (one message) throws instead of addBulk's "1 of 1 items were not added": the
+ * reason itself, as a SkyqError with its own code; a bare Redis reply (WRONGTYPE, OOM) becomes
+ * ERR_SKYQ_REDIS with its first line.
+ */
+export function singleAddError(error: unknown): unknown {
+  if (!(error instanceof AddBulkError)) return error;
+  const cause = error.cause;
+  if (cause instanceof SkyqError) return cause;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return errors.redis(message.split('\n')[0] ?? message, cause);
 }
 
 /** Messages with no group, key or id go to one group per this many (see spreadOverGroups). */

@@ -2,6 +2,12 @@
 import { errors } from '../base/errors.js';
 import { type ConnectionOptions, withoutConnectionOptions } from '../redis/connection.js';
 import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
+
+function checkBoolean(field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw errors.invalidOption(field, 'must be true or false', value);
+  return value;
+}
+
 import type { Backoff } from './record.js';
 
 export type ScoreUnit = 'ms' | 'cs' | 's';
@@ -22,6 +28,8 @@ export interface QueueOptions extends ConnectionOptions {
   backoff?: Backoff;
   /** the connection's name in CLIENT LIST (default skyq) */
   connectionName?: string;
+  /** warn (once per server) when Redis's maxmemory-policy can delete messages (default true) */
+  warnEviction?: boolean;
 }
 
 export interface QueueConfig {
@@ -32,6 +40,7 @@ export interface QueueConfig {
   maxBodyBytes: number;
   attempts: number;
   backoff: Backoff;
+  warnEviction: boolean;
 }
 
 export function queueConfig(options: unknown): QueueConfig {
@@ -43,6 +52,7 @@ export function queueConfig(options: unknown): QueueConfig {
     attempts = 3,
     backoff = { type: 'exponential', delay: 1000 },
     connectionName: _connectionName,
+    warnEviction = true,
     ...rest
   } = checkObject('options', options);
   rejectUnknown('', withoutConnectionOptions(rest));
@@ -64,5 +74,6 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes: checkInteger('maxBodyBytes', maxBodyBytes, 1, 512 * 1024 * 1024),
     attempts: checkInteger('attempts', attempts, 1, 1000),
     backoff: checkBackoff('backoff', backoff),
+    warnEviction: checkBoolean('warnEviction', warnEviction),
   };
 }

@@ -7,11 +7,12 @@ import { groupKeys, homeGroup, keyOf } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import { explainRedisError } from '../redis/explain.js';
 import { type MultiGroupScriptName, type ScriptName, Scripts } from '../redis/scripts.js';
-import { type AddContext, addPrepared, spreadOverGroups } from './add-bulk.js';
+import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
+import { warnIfEvicting } from './eviction-warning.js';
 import { ensureFormat } from './format.js';
 import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
@@ -55,6 +56,8 @@ export class Queue {
     unspill(this.client, this.config.prefix, group, records, at, step);
   #roundRobin: number;
   #closed = false;
+  /** the eviction policy is read once, after the first command (see eviction-warning.ts) */
+  #policyRead = false;
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
@@ -125,9 +128,14 @@ export class Queue {
     return clock;
   }
 
+  /** Adds one message; a refusal rejects with its own error (ERR_SKYQ_AUTH, ERR_SKYQ_REDIS, …). */
   async add(body: Body, options?: AddOptions): Promise<string> {
-    const [id] = await this.addBulk([{ body, options }]);
-    return id as string;
+    try {
+      const [id] = await this.addBulk([{ body, options }]);
+      return id as string;
+    } catch (error) {
+      throw singleAddError(error);
+    }
   }
 
   /**
@@ -259,9 +267,20 @@ export class Queue {
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args).catch((error) => {
-      throw this.#explain(error);
-    });
+    return this.#firstCommand(this.#scripts.run(name, this.#keys[group] as string[], args)).catch(
+      (error) => {
+        throw this.#explain(error);
+      },
+    );
+  }
+
+  /** After the first command (connected by then, a cluster's masters known): the policy. */
+  #firstCommand<T>(command: Promise<T>): Promise<T> {
+    if (this.#policyRead || !this.config.warnEviction) return command;
+    this.#policyRead = true;
+    const read = () => (this.#closed ? undefined : warnIfEvicting(this.client));
+    void command.then(read, read);
+    return command;
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */
@@ -279,7 +298,9 @@ export class Queue {
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
     if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.run(name, this.#keys[group] as string[], args, true).catch((error) => {
+    return this.#firstCommand(
+      this.#scripts.run(name, this.#keys[group] as string[], args, true),
+    ).catch((error) => {
       throw this.#explain(error);
     });
   }

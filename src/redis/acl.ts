@@ -30,6 +30,11 @@ export const CLIENT_COMMANDS = [
   'cluster|slots', // Redis Cluster: the slot map
   'cluster|info', // Redis Cluster: ready check
   'asking', // Redis Cluster: slot migration redirects
+  'llen', // an intake's source lists (src/runtime/intake/)
+  'lmove', // intake: source list → the launcher's holding list
+  'blmove', // intake: the same, blocking while the list is empty
+  'lrange', // intake: the holding list's oldest items
+  'hdel', // intake: {prefix:intake}:holding entries of released holding lists
 ] as const;
 
 /** Commands the Lua scripts call (src/lua/*.lua). */
@@ -63,6 +68,11 @@ export const SCRIPT_COMMANDS = [
   'zrangebyscore',
   'zrem',
   'zscore',
+  'ltrim', // intake-commit.lua
+  'rename', // intake-adopt.lua
+  'pexpire',
+  'hscan', // intake-alive.lua
+  'zremrangebyscore',
 ] as const;
 
 /** Commands skyq can do without: it works on when they are refused. */

@@ -29,6 +29,7 @@ export const SCRIPT_NAMES = [
   'schedule-advance',
   'schedule-remove',
   'schedule-list',
+  'intake-dead',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -42,7 +42,7 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     if (data.restarts > 0)
       logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
     // One call at a time: auto-pipelining would only add a tick to each.
-    queue = new Queue({ ...data.queue, autoPipelining: false });
+    queue = new Queue({ ...data.queue, autoPipelining: false, warnEviction: false });
     await queue.ready();
     const config = queueConfig(data.queue);
     const waker = new Waker(

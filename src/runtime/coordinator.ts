@@ -4,11 +4,15 @@
 // that pokes idle actors about work nobody told them of.
 import type { MessagePort } from 'node:worker_threads';
 import type { QueueOptions } from '../queue/config.js';
+import type { IntakeSpec } from '../queue/intake/spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
+import { Intake } from './intake/intake.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
+import { type FileLogger, fileLogger, intakeLogFile } from './logger.js';
 import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
+import type { ServerState } from './server-checks.js';
 import { StatBlock, totalFigures } from './stat-block.js';
 import { Watcher, type WatchSettings } from './watcher.js';
 
@@ -24,6 +28,10 @@ export interface CoordinatorData {
   publish: boolean;
   publishEveryMs: number;
   watch: WatchSettings;
+  /** lists the intake moves into skyq (none: no intake) */
+  intake: IntakeSpec[];
+  logDir: string;
+  logLevel: string;
 }
 
 export type DebugCommand = 'ping' | 'stat' | 'mem';
@@ -50,6 +58,10 @@ export class Coordinator {
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
   #published = { mark: '', at: 0 };
+  /** the launcher's latest check of each server (eviction policy, clock), published with the figures */
+  #servers: ServerState[] = [];
+  readonly #intake: Intake | null = null;
+  readonly #intakeLog: FileLogger | null = null;
   /** things the coordinator could not do (no keyspace notifications, …), for the launcher's log */
   readonly notes: string[] = [];
 
@@ -70,6 +82,7 @@ export class Coordinator {
       ...data.queue,
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
+      warnEviction: false, // the launcher checks every server itself
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
     this.#watcher = new Watcher(
@@ -85,6 +98,16 @@ export class Coordinator {
       data.watch,
       (problem) => this.notes.push(problem),
     );
+    if (data.intake.length > 0) {
+      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
+      this.#intake = new Intake(
+        this.#queue,
+        data.queue,
+        data.intake,
+        data.launcherId,
+        this.#intakeLog.logger,
+      );
+    }
   }
 
   /** Starts publishing and watching; resolves with what the watcher uses. */
@@ -93,7 +116,14 @@ export class Coordinator {
       this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
     }
     await this.#watcher.start();
+    await this.#intake?.start();
     return { keyspaceEvents: this.#watcher.notified, notes: this.notes };
+  }
+
+  /** Stops the intake (what its holding lists hold goes in first); the actors go on. */
+  async stopIntake(): Promise<void> {
+    await this.#intake?.close();
+    this.#intakeLog?.flush();
   }
 
   attach(group: number, port: MessagePort, stats: SharedArrayBuffer, threadId: number): void {
@@ -113,6 +143,10 @@ export class Coordinator {
     slot.port = null;
     // Calls to the old thread are never answered now: a new one starts with none out.
     slot.calling = new Set();
+  }
+
+  noteServers(servers: ServerState[]): void {
+    this.#servers = servers;
   }
 
   noteCrash(group: number, reason: string): void {
@@ -157,11 +191,14 @@ export class Coordinator {
       startedAt,
       at: Date.now(),
       actors,
+      ...(this.#intake ? { intake: this.#intake.figures() } : {}),
       totals: totalFigures(blocks, buckets),
+      servers: this.#servers,
     };
   }
 
   async close(): Promise<void> {
+    await this.stopIntake();
     clearInterval(this.#timer);
     this.#watcher.close();
     for (const group of this.#slots.keys()) this.detach(group);
@@ -178,7 +215,11 @@ export class Coordinator {
    */
   async #publish(): Promise<void> {
     const stats = this.stats(false);
-    const mark = JSON.stringify(stats.actors.map((a) => [a.status, a.restarts, a.stat]));
+    const mark = JSON.stringify([
+      stats.actors.map((a) => [a.status, a.restarts, a.stat]),
+      stats.servers?.map((s) => [s.policy, s.skewMs]),
+      stats.intake?.map((l) => [l.length, l.items, l.error]),
+    ]);
     if (mark === this.#published.mark && Date.now() - this.#published.at < REFRESH_MS) return;
     try {
       await publishStats(this.#queue.client, this.#queue.config.prefix, stats);

@@ -2,7 +2,9 @@
 // goes to launcher.stats(), to Redis for `skyq stats` in other processes, to
 // /metrics and to the dashboard.
 import type { HistogramData, Summary } from './histogram.js';
+import type { IntakeListFigures } from './intake/figures.js';
 import type { NameFigure } from './name-stats.js';
+import type { ServerState } from './server-checks.js';
 import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 
 export interface ActorStat extends BlockFigures {
@@ -27,9 +29,13 @@ export interface LauncherStats {
   /** when these figures were read */
   at: number;
   actors: ActorView[];
+  /** the lists this launcher's intake moves into skyq (absent without one) */
+  intake?: IntakeListFigures[];
   totals: Counters & {
     histograms: Record<HistogramName, HistogramData>;
     summary: Record<HistogramName, Summary>;
     names: NameFigure[];
   };
+  /** each Redis server's eviction policy and clock skew (absent from launchers before 0.2) */
+  servers?: ServerState[];
 }

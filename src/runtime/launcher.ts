@@ -8,16 +8,23 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
+import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
+import { connect } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
+import { reportTo, ServerChecks, type ServerState } from './server-checks.js';
 import { planStart, type RuntimeOptions, type StartPlan } from './start-options.js';
 import { type PoolPort, Supervisor } from './supervisor.js';
 import { workerFile } from './worker-path.js';
 
+export type { ServerState } from './server-checks.js';
 export type { RuntimeOptions } from './start-options.js';
+
+/** How long start waits for the servers' policy and clock before going on without them. */
+const START_CHECK_MS = 5000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
@@ -28,6 +35,8 @@ export interface AttachedServer {
 export class Launcher {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   readonly groups: number[];
+  /** the lists the intake moves into skyq, checked, in order */
+  readonly intake: IntakeSpec[];
   readonly log: FileLogger;
   readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
@@ -36,18 +45,25 @@ export class Launcher {
   #pool: Piscina | null = null;
   #stopped: Promise<void> | null = null;
   #paused = false;
+  #checks: ServerChecks | null = null;
   /** the HTTP server, when started with the `http` option (set by src/start.ts) */
   http: AttachedServer | null = null;
 
   constructor(plan: StartPlan, log: FileLogger) {
     this.#plan = plan;
     this.groups = plan.groups;
+    this.intake = plan.intake;
     this.log = log;
   }
 
   /** The Queue options the actors were started with (checked). */
   get queueOptions(): QueueOptions {
     return this.#plan.queue;
+  }
+
+  /** Each Redis server's eviction policy and clock skew, as last checked. */
+  servers(): ServerState[] {
+    return this.#checks?.states ?? [];
   }
 
   /** Every actor's figures, read from shared memory: never waits on a busy actor. */
@@ -84,6 +100,13 @@ export class Launcher {
 
   async #stop(graceMs: number): Promise<void> {
     await this.http?.close();
+    this.#checks?.stop();
+    // Nothing more comes in from intake lists while the actors finish what they have.
+    if (this.#coordinator) {
+      await withTimeout(this.#coordinator.stopIntake(), 10_000, 'intake stop').catch(
+        () => undefined,
+      );
+    }
     const results = await Promise.all(this.#supervisors.map((s) => s.stop(graceMs)));
     const released = results.reduce((sum, r) => sum + r.released, 0);
     if (this.#coordinator) {
@@ -95,8 +118,33 @@ export class Launcher {
     }
     await this.#coordinatorWorker?.terminate();
     await this.#pool?.destroy();
+    this.#checkClient?.disconnect();
     this.log.logger.info({ event: 'stopped', released }, 'launcher stopped');
     this.log.flush();
+  }
+
+  #checkClient: ReturnType<typeof connect> | null = null;
+
+  /**
+   * Checks every server before any actor starts: an evicting policy refuses the start (unless
+   * allowed); then checks again after every reconnect. A server that cannot be read in time
+   * does not hold the start up: the checks go on in the background.
+   */
+  async _checkServers(): Promise<void> {
+    const plan = this.#plan;
+    const client = connect(plan.queue, { name: 'skyq-checks' });
+    client.on('error', () => undefined); // the actors report outages
+    this.#checkClient = client;
+    const checks = new ServerChecks(client, {
+      allowEviction: plan.allowEviction,
+      wallClock: plan.wallClock,
+      report: reportTo(this.log.logger),
+    });
+    this.#checks = checks;
+    await withTimeout(checks.check(), START_CHECK_MS, 'server checks').catch(() => undefined);
+    const refusal = checks.refusal();
+    if (refusal) throw refusal;
+    checks.watch();
   }
 
   async _start(data: CoordinatorData, paused: boolean): Promise<void> {
@@ -114,6 +162,11 @@ export class Launcher {
     const coordinator = remote<Coordinator>(worker);
     this.#coordinator = coordinator;
     const watching = await coordinator.start();
+    const checks = this.#checks;
+    if (checks) {
+      void coordinator.noteServers(checks.states);
+      checks.onChange((states) => void coordinator.noteServers(states).catch(() => undefined));
+    }
     for (const note of watching.notes) this.log.logger.warn({ event: 'watch', note }, note);
     if (plan.poolSize > 0) {
       this.#pool = new Piscina({
@@ -185,6 +238,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
     fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
   );
   try {
+    await launcher._checkServers();
     await launcher._start(
       {
         launcherId: launcher.id,
@@ -196,6 +250,9 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
         publish: plan.publish,
         publishEveryMs: 1000,
         watch: plan.watch,
+        intake: plan.intake,
+        logDir: plan.logDir,
+        logLevel: plan.logLevel,
       },
       options.paused === true,
     );

@@ -30,6 +30,11 @@ export function launcherLogFile(logDir: string): string {
   return join(logDir, 'launcher.log');
 }
 
+/** The intake's (src/runtime/intake/), written on the coordinator's thread. */
+export function intakeLogFile(logDir: string): string {
+  return join(logDir, 'intake.log');
+}
+
 export interface FileLogger {
   logger: Logger;
   /** writes everything logged so far; call before the thread ends */

@@ -3,6 +3,7 @@
 
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
+import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
@@ -42,6 +43,18 @@ export interface RuntimeOptions extends QueueOptions {
   watchMs?: number;
   /** keyspace notifications for foreign ZADDs: 'auto' (use when on), 'enable', 'off' */
   keyspaceEvents?: KeyspaceMode;
+  /**
+   * run even where Redis's maxmemory-policy can delete queued messages (allkeys-*): a loud
+   * warning instead of a refusal (default false)
+   */
+  allowEviction?: boolean;
+  /** the clock each server's TIME is compared with (default Date.now; tests skew it) */
+  wallClock?: () => number;
+  /**
+   * classic LPUSH/BRPOP lists whose items become messages, earliest list first (as
+   * `BRPOP high normal low` takes them): names, or { list, group, priority }
+   */
+  intake?: (string | IntakeListOption)[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -65,6 +78,9 @@ export interface StartPlan {
   hangTimeoutMs: number;
   publish: boolean;
   watch: WatchSettings;
+  allowEviction: boolean;
+  wallClock: () => number;
+  intake: IntakeSpec[];
 }
 
 export function planStart(options: RuntimeOptions): StartPlan {
@@ -119,7 +135,23 @@ export function planStart(options: RuntimeOptions): StartPlan {
     hangTimeoutMs: checkDuration('hangTimeoutMs', options.hangTimeoutMs ?? 30_000),
     publish: options.publishStats !== false,
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
+    allowEviction: checkBoolean('allowEviction', options.allowEviction),
+    wallClock: checkClock(options.wallClock),
+    intake: checkIntake(options.intake, config.groups),
   };
+}
+
+function checkBoolean(field: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw errors.invalidOption(field, 'must be true or false', value);
+  return value;
+}
+
+function checkClock(value: unknown): () => number {
+  if (value === undefined) return Date.now;
+  if (typeof value !== 'function')
+    throw errors.invalidOption('wallClock', 'must be a function', value);
+  return value as () => number;
 }
 
 /** The Queue options inside RuntimeOptions. */

@@ -3,7 +3,15 @@
 import { get, post } from './api.js';
 import { lineChart } from './charts.js';
 import { DeadLetterView } from './dead-letters.js';
-import { confirmAction, formatCount, formatMs, setText, toast } from './dom.js';
+import {
+  confirmAction,
+  el,
+  formatCount,
+  formatMs,
+  replaceChildren,
+  setText,
+  toast,
+} from './dom.js';
 import { JobView } from './job.js';
 import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderNames } from './tables.js';
@@ -94,6 +102,7 @@ async function refresh() {
       : `updated ${new Date(data.at ?? Date.now()).toLocaleTimeString()}`,
   );
   document.getElementById('status').classList.toggle('error', Boolean(data.error));
+  renderServerWarnings(data.servers ?? []);
   const sum = (list, pick) => list.reduce((total, item) => total + (pick(item) ?? 0), 0);
   for (const name of ['delayed', 'ready', 'active', 'dead']) {
     setText(`total-${name}`, formatCount(sum(data.depths, (d) => d[name])));
@@ -120,6 +129,24 @@ async function refresh() {
     deadShown = dead;
     await deadLetters.load();
   }
+}
+
+/** An evicting maxmemory-policy or a clock more than a second off, per Redis server. */
+function renderServerWarnings(servers) {
+  const lines = [];
+  for (const s of servers) {
+    if (s.evicting)
+      lines.push(
+        `Redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full. Fix: CONFIG SET maxmemory-policy noeviction`,
+      );
+    if (s.skewMs !== null && Math.abs(s.skewMs) > 1000)
+      lines.push(
+        `Redis ${s.server}: its clock is ${(Math.abs(s.skewMs) / 1000).toFixed(1)} s ${s.skewMs > 0 ? 'ahead of' : 'behind'} this host's (due times are on Redis's clock)`,
+      );
+  }
+  const box = document.getElementById('server-warnings');
+  box.hidden = lines.length === 0;
+  replaceChildren(box, ...lines.map((line) => el('p', {}, line)));
 }
 
 async function loop() {

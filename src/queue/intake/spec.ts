@@ -1,0 +1,65 @@
+// What `intake` accepts: the classic LPUSH/BRPOP lists skyq moves into its groups,
+// earliest first. Each list goes to one group (its name hashed, or the one given),
+// so its items keep their order there; its position is its priority unless given.
+import { errors } from '../../base/errors.js';
+import { hashString } from '../../base/keys.js';
+import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
+import { checkListName } from './holding.js';
+
+export interface IntakeListOption {
+  /** the Redis list producers LPUSH onto */
+  list: string;
+  /** the group its items go to (default: the list's name hashed) */
+  group?: number;
+  /** their priority (default: the list's position, 0 for the first) */
+  priority?: number;
+}
+
+/** One list, checked: where its items go and how they rank. */
+export interface IntakeSpec {
+  list: string;
+  group: number;
+  priority: number;
+  /** its position in the option: part of its items' ids */
+  index: number;
+}
+
+/** Most lists one intake reads: each has its own blocking connection. */
+const MAX_LISTS = 32;
+
+export function checkIntake(value: unknown, groups: number): IntakeSpec[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw errors.invalidOption('intake', 'must be an array of list names or { list, group }');
+  }
+  if (value.length > MAX_LISTS) {
+    throw errors.invalidOption('intake', `names ${value.length} lists, at most ${MAX_LISTS}`);
+  }
+  const seen = new Set<string>();
+  return value.map((entry: unknown, index): IntakeSpec => {
+    const field = `intake[${index}]`;
+    const option = typeof entry === 'string' ? { list: entry } : entry;
+    if (typeof option !== 'object' || option === null) {
+      throw errors.invalidOption(field, 'must be a list name or { list, group, priority }');
+    }
+    const { list, group, priority, ...rest } = option as Record<string, unknown>;
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined)
+      throw errors.invalidOption(`${field}.${unknown}`, 'is not an option');
+    const name = checkListName(`${field}.list`, list);
+    if (seen.has(name)) throw errors.invalidOption(`${field}.list`, 'is named twice', name);
+    seen.add(name);
+    return {
+      list: name,
+      group:
+        group === undefined
+          ? hashString(name) % groups
+          : checkGroup(`${field}.group`, group, groups),
+      priority:
+        priority === undefined
+          ? Math.min(index, MAX_PRIORITY)
+          : checkInteger(`${field}.priority`, priority, 0, MAX_PRIORITY),
+      index,
+    };
+  });
+}

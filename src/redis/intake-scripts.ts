@@ -1,0 +1,35 @@
+// The intake's own scripts (src/lua/intake-*.lua, each with its KEYS and ARGV in its
+// header). Unlike the group scripts they take no group's keys and no lib.lua: they
+// work on a source list's holding lists, in that list's slot, or on the intake
+// registry in `{<prefix>:intake}`. ioredis runs them by EVALSHA.
+import { readFileSync } from 'node:fs';
+import type { RedisClient } from './connection.js';
+
+const INTAKE_SCRIPTS = { commit: 2, adopt: 4, close: 2, alive: 2 } as const;
+export type IntakeScriptName = keyof typeof INTAKE_SCRIPTS;
+
+const LUA_DIR = new URL('../lua/', import.meta.url);
+const commandName = (name: IntakeScriptName) => `skyq_intake_${name}`;
+
+type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
+
+/** Defines the intake scripts on a client (once per client), and runs them. */
+export class IntakeScripts {
+  readonly #client: RedisClient;
+
+  constructor(client: RedisClient) {
+    this.#client = client;
+    const commands = client as unknown as Record<string, unknown>;
+    for (const [name, numberOfKeys] of Object.entries(INTAKE_SCRIPTS)) {
+      if (commands[commandName(name as IntakeScriptName)]) continue;
+      const lua = readFileSync(new URL(`intake-${name}.lua`, LUA_DIR), 'utf8');
+      client.defineCommand(commandName(name as IntakeScriptName), { numberOfKeys, lua });
+    }
+  }
+
+  run(name: IntakeScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    const command = commands[commandName(name)] as ScriptCommand;
+    return command.call(this.#client, ...keys, ...args);
+  }
+}

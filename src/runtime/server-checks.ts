@@ -1,0 +1,224 @@
+// What a launcher (or the stand-alone dashboard) checks on every Redis server it uses: the
+// maxmemory-policy (an evicting one deletes queued messages) and the server's clock against
+// its own (due times are on Redis's clock). Checked at start, again after every reconnect
+// (a restarted or failed-over server may come back configured differently) and every
+// `recheckMs`. Each finding is reported once per server, and again only when it changes.
+import type { Redis } from 'ioredis';
+import { errors, type SkyqError } from '../base/errors.js';
+import { measureSkew } from '../redis/clock-skew.js';
+import { isCluster, type RedisClient } from '../redis/connection.js';
+import { canEvict, EVICTION_FIX, readEvictionPolicy } from '../redis/eviction.js';
+import { serversOf } from '../redis/servers.js';
+
+/** A clock difference beyond this is reported (and again when it moves by more). */
+export const SKEW_LIMIT_MS = 1000;
+const RECHECK_MS = 30_000;
+
+export interface ServerState {
+  /** host:port */
+  server: string;
+  /** null when it could not be read (see policyUnreadable) */
+  policy: string | null;
+  /** the policy can delete skyq's keys */
+  evicting: boolean;
+  policyUnreadable?: string;
+  /** the server's clock minus this process's, in ms (positive: the server is ahead) */
+  skewMs: number | null;
+  checkedAt: number;
+}
+
+export interface CheckNote {
+  level: 'info' | 'warn' | 'error';
+  event: 'eviction' | 'eviction-unknown' | 'clock-skew';
+  server: string;
+  line: string;
+}
+
+export interface ServerChecksOptions {
+  /** an evicting policy is a loud warning instead of a refusal */
+  allowEviction: boolean;
+  report: (note: CheckNote) => void;
+  /** the clock compared with each server's TIME (default Date.now; tests skew it) */
+  wallClock?: () => number;
+  recheckMs?: number;
+}
+
+/** What was last said about a server, so each finding is said once. */
+interface Said {
+  policy?: string;
+  unreadable?: boolean;
+  skewMs?: number;
+}
+
+const seconds = (ms: number) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+
+export class ServerChecks {
+  readonly #client: RedisClient;
+  readonly #options: ServerChecksOptions;
+  readonly #states = new Map<string, ServerState>();
+  readonly #said = new Map<string, Said>();
+  readonly #changed: ((states: ServerState[]) => void)[] = [];
+  readonly #unhook: (() => void)[] = [];
+  #running: Promise<ServerState[]> | null = null;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  /** before watch(), an evicting policy is the caller's refusal, not a report */
+  #watching = false;
+
+  constructor(client: RedisClient, options: ServerChecksOptions) {
+    this.#client = client;
+    this.#options = options;
+  }
+
+  get states(): ServerState[] {
+    return [...this.#states.values()];
+  }
+
+  /** Called with every server's state after each check. */
+  onChange(listener: (states: ServerState[]) => void): void {
+    this.#changed.push(listener);
+  }
+
+  /** Reads every server; a check asked for while one runs runs once more after it. */
+  check(): Promise<ServerState[]> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#checkAll().finally(() => {
+      this.#running = null;
+      if (this.#again) {
+        this.#again = false;
+        void this.check();
+      }
+    });
+    return this.#running;
+  }
+
+  /** The error start must refuse with: a server whose policy evicts, unless allowed. */
+  refusal(): SkyqError | null {
+    if (this.#options.allowEviction) return null;
+    const evicting = this.states.find((s) => s.evicting);
+    return evicting ? errors.eviction(evicting.server, evicting.policy ?? '?', EVICTION_FIX) : null;
+  }
+
+  /** Checks again after every reconnect of any server, and every recheckMs. */
+  watch(): void {
+    this.#watching = true;
+    for (const server of this.states) this.#judge(server);
+    const recheck = () => void this.check();
+    // biome-ignore lint/suspicious/noExplicitAny: an EventEmitter listener takes what it is given
+    const hook = (emitter: Redis | RedisClient, event: string, fn: (...a: any[]) => void) => {
+      emitter.on(event, fn);
+      this.#unhook.push(() => emitter.off(event, fn));
+    };
+    if (isCluster(this.#client)) {
+      for (const node of this.#client.nodes('all')) hook(node, 'ready', recheck);
+      hook(this.#client, '+node', (node: Redis) => hook(node, 'ready', recheck));
+    } else hook(this.#client, 'ready', recheck);
+    this.#timer = setInterval(recheck, this.#options.recheckMs ?? RECHECK_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    for (const unhook of this.#unhook.splice(0)) unhook();
+  }
+
+  async #checkAll(): Promise<ServerState[]> {
+    try {
+      const servers = await serversOf(this.#client);
+      await Promise.all(
+        servers.map(async ({ name, client }) => {
+          try {
+            const [reading, skewMs] = await Promise.all([
+              readEvictionPolicy(client),
+              measureSkew(client, this.#options.wallClock),
+            ]);
+            const policy = 'policy' in reading ? reading.policy : null;
+            const state: ServerState = {
+              server: name,
+              policy,
+              evicting: policy !== null && canEvict(policy),
+              skewMs,
+              checkedAt: Date.now(),
+              ...('unreadable' in reading ? { policyUnreadable: reading.unreadable } : {}),
+            };
+            this.#states.set(name, state);
+            if (this.#watching) this.#judge(state);
+          } catch {
+            // Unreachable for now: the outage is reported elsewhere; a reconnect checks again.
+          }
+        }),
+      );
+    } catch {
+      // No slot map yet (a cluster while it is down): the next reconnect checks again.
+    }
+    const states = this.states;
+    for (const listener of this.#changed) listener(states);
+    return states;
+  }
+
+  /** Reports what changed about one server since it was last reported. */
+  #judge(state: ServerState): void {
+    const said = this.#said.get(state.server) ?? {};
+    this.#said.set(state.server, said);
+    const report = (level: CheckNote['level'], event: CheckNote['event'], line: string) =>
+      this.#options.report({ level, event, server: state.server, line });
+    const { server, policy } = state;
+    if (policy !== null && said.policy !== policy) {
+      if (state.evicting) {
+        const line = this.#options.allowEviction
+          ? `Redis at ${server} has maxmemory-policy ${policy}: it deletes queued messages when memory is full, and --allow-eviction lets skyq run anyway; run ${EVICTION_FIX} to stop losing messages`
+          : `Redis at ${server} has maxmemory-policy ${policy}, which deletes queued messages when memory is full: run ${EVICTION_FIX} there now`;
+        report(this.#options.allowEviction ? 'warn' : 'error', 'eviction', line);
+      } else if (said.policy !== undefined && canEvict(said.policy)) {
+        report('info', 'eviction', `Redis at ${server} now has maxmemory-policy ${policy}`);
+      }
+      said.policy = policy;
+    }
+    if (policy === null && !said.unreadable) {
+      said.unreadable = true;
+      report(
+        'warn',
+        'eviction-unknown',
+        `cannot read the maxmemory-policy of Redis at ${server} (${state.policyUnreadable}): make sure it is noeviction (${EVICTION_FIX}), or queued messages can be deleted`,
+      );
+    }
+    const skew = state.skewMs;
+    if (skew === null) return;
+    if (Math.abs(skew) > SKEW_LIMIT_MS) {
+      if (said.skewMs === undefined || Math.abs(skew - said.skewMs) > SKEW_LIMIT_MS) {
+        said.skewMs = skew;
+        const way = skew > 0 ? 'ahead of' : 'behind';
+        const runs = skew > 0 ? 'early' : 'late';
+        report(
+          'warn',
+          'clock-skew',
+          `the clock of Redis at ${server} is ${seconds(skew)} ${way} this host's: delay and runAt are measured on Redis's clock, so its messages start ${seconds(skew)} ${runs} by this host's clock`,
+        );
+      }
+    } else if (said.skewMs !== undefined) {
+      said.skewMs = undefined;
+      report(
+        'info',
+        'clock-skew',
+        `the clock of Redis at ${server} is within 1 s of this host's again`,
+      );
+    }
+  }
+}
+
+/** A launcher's way of saying a finding: its log, and a process warning (stderr) unless info. */
+export function reportTo(
+  logger: {
+    [level in CheckNote['level']]: (fields: object, line: string) => void;
+  },
+): (note: CheckNote) => void {
+  return (note) => {
+    logger[note.level]({ event: note.event, server: note.server }, note.line);
+    if (note.level === 'info') return;
+    const code = note.event === 'clock-skew' ? 'SKYQ_CLOCK_SKEW' : 'SKYQ_EVICTION';
+    process.emitWarning(`skyq: ${note.line}`, { code });
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The CLI says where it is: which Redis a read command read (redacted, on the first line),
+ * whether `skyq start` uses an existing Redis or started its own, and which directory it looked
+ * in when a command fails because of the current directory (./.skyq's password, ./logs).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import {
+  CLI,
+  type CliChild,
+  finish,
+  removeTempDirs,
+  runCli,
+  spawnNode,
+  tempDir,
+  waitFor,
+} from './helpers/runtime.js';
+
+let open: RedisServerHandle;
+let locked: RedisServerHandle;
+const PASSWORD = 'where-test-password';
+
+beforeAll(async () => {
+  [open, locked] = await Promise.all([startStandalone(), startStandalone({ password: PASSWORD })]);
+});
+
+afterAll(async () => {
+  await Promise.all([open?.stop(), locked?.stop()]);
+  removeTempDirs();
+});
+
+/** The CLI run from `cwd` with nothing named: no REDIS_URL, the embedded port set. */
+function cliIn(cwd: string, port: number, args: string[]): CliChild {
+  return spawnNode(CLI, args, { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) }, [], cwd);
+}
+
+it('stats, get and dlq list print the Redis they read first, password masked', async () => {
+  const url = locked.url;
+  const shown = `reading redis://:***@127.0.0.1:${locked.port}`;
+  const stats = await runCli(['stats', '--redis', url]);
+  expect(stats.code, stats.stderr).toBe(0);
+  expect(stats.stdout.split('\n')[0]).toBe(shown);
+  const dlq = await runCli(['dlq', 'list', '--redis', url]);
+  expect(dlq.code, dlq.stderr).toBe(0);
+  expect(dlq.stdout.split('\n')[0]).toBe(shown);
+  for (const out of [stats.stdout, dlq.stdout]) expect(out).not.toContain(PASSWORD);
+});
+
+it('skyq start says plainly that it uses an existing Redis it did not start', async () => {
+  const cwd = tempDir('skyq-where-');
+  const run = cliIn(cwd, open.port, ['start', '--groups', '1', '--log-dir', 'logs']);
+  try {
+    await waitFor(
+      'skyq start to be ready',
+      () => {
+        if (run.child.exitCode !== null) throw new Error(`start exited: ${run.stderr()}`);
+        return /actors ready/.test(run.stdout()) ? true : undefined;
+      },
+      30_000,
+    );
+    expect(run.stdout()).toContain(
+      `skyq: using the existing Redis at redis://127.0.0.1:${open.port} (it answered without a password; skyq did not start it)`,
+    );
+  } finally {
+    run.child.kill('SIGINT');
+    await finish(run, '', 30_000);
+  }
+});
+
+it('a refused login with nothing named names the directory it looked in', async () => {
+  const cwd = tempDir('skyq-where-');
+  const run = await finish(cliIn(cwd, locked.port, ['stats']));
+  expect(run.code).toBe(1);
+  const [first, ...rest] = run.stderr.split('\n').filter(Boolean);
+  expect(rest).toEqual([]);
+  expect(first).toMatch(/refused the login/);
+  expect(first).toContain(`password was looked for in ${cwd}/.skyq/`);
+});
+
+it('logs with no log directory names the absolute directory', async () => {
+  const cwd = tempDir('skyq-where-');
+  const run = await finish(cliIn(cwd, open.port, ['logs']));
+  expect(run.code).toBe(1);
+  expect(run.stderr.split('\n')[0]).toBe(`skyq: log-dir: no log directory ${cwd}/logs`);
+});
