@@ -12,7 +12,7 @@ import { startActors } from '../src/start.js';
 import { sampleValue, scrape } from './helpers/http.js';
 import { freshPrefix, waitFor } from './helpers/queue.js';
 import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
-import { runCli, tempDir, useRuntimeRedis } from './helpers/runtime.js';
+import { runCli, spawnCli, tempDir, useRuntimeRedis } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 const FIX = 'CONFIG SET maxmemory-policy noeviction';
@@ -115,6 +115,56 @@ describe('a standalone server', () => {
     expect(
       sampleValue(after.samples, 'skyq_redis_evicting', { server, policy: 'noeviction' }),
     ).toBe(0);
+  });
+
+  it('skyq dashboard refuses in one line; with --allow-eviction it serves, warns, /healthz 503', async () => {
+    await setPolicy(redis.client, 'allkeys-lru');
+    const args = ['dashboard', '--redis', redis.server.url, '--http', '127.0.0.1:0'];
+    const refused = await runCli(args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('maxmemory-policy allkeys-lru');
+    expect(refused.stderr).toContain(FIX);
+
+    const run = spawnCli([...args, '--allow-eviction']);
+    try {
+      const url = await waitFor(
+        'the dashboard',
+        () => /dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(run.stdout())?.[1],
+      );
+      expect(run.stderr()).toContain('maxmemory-policy allkeys-lru');
+      const health = await fetch(new URL('/healthz', url));
+      expect(health.status).toBe(503);
+      const overview = (await (await fetch(new URL('/api/overview', url))).json()) as {
+        servers: { evicting: boolean; policy: string }[];
+      };
+      expect(overview.servers).toMatchObject([{ evicting: true, policy: 'allkeys-lru' }]);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.done;
+    }
+  });
+
+  it('skyq start --allow-eviction runs and warns on stderr', async () => {
+    await setPolicy(redis.client, 'allkeys-lru');
+    const run = spawnCli([
+      'start',
+      '--redis',
+      redis.server.url,
+      '--groups',
+      '1',
+      '--log-dir',
+      tempDir(),
+      '--allow-eviction',
+    ]);
+    try {
+      await waitFor('the actors', () => (run.stdout().includes('actors ready') ? true : undefined));
+      expect(run.stderr()).toContain('maxmemory-policy allkeys-lru');
+      expect(run.stderr()).toContain('--allow-eviction lets skyq run anyway');
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.done;
+    }
   });
 
   it('turned evicting after start: seen at the next reconnect, /healthz 503', async () => {

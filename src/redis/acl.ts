@@ -8,7 +8,7 @@
 /** Commands skyq sends itself (not from Lua), and why. */
 export const CLIENT_COMMANDS = [
   'ping', // health checks
-  'info', // ioredis's ready check (waits while Redis loads its data)
+  'info', // ioredis's ready check (waits while Redis loads its data); maxmemory_policy (eviction.ts)
   'client|setname', // names connections for CLIENT LIST
   // (ioredis also sends CLIENT SETINFO, Redis 7.2+; it ignores a refusal, and naming
   // the subcommand would make ACL SETUSER fail on Redis 7.0)
@@ -77,7 +77,7 @@ export const SCRIPT_COMMANDS = [
 
 /** Commands skyq can do without: it works on when they are refused. */
 export const OPTIONAL_COMMANDS = [
-  'config|get', // reads notify-keyspace-events
+  'config|get', // reads notify-keyspace-events; maxmemory-policy where INFO says nothing
   'subscribe', // keyspace notifications of foreign ZADDs
   'psubscribe',
   'unsubscribe',
