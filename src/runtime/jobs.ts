@@ -142,6 +142,14 @@ export class Jobs {
     const lateMs = now - message.dueAt;
     this.#parts.stats.lateness.record(lateMs);
     const context = this.#inFlight.start(entry, lateMs);
+    // A trace of every job at debug (`skyq logs --job ID`); the check spares the hot path
+    // building a record nobody writes at the default level.
+    const { log } = this.#parts;
+    if (log.isLevelEnabled('debug'))
+      log.debug(
+        { event: 'start', job: message.id, attempt: message.attempts, lateMs: Math.round(lateMs) },
+        'start',
+      );
     let result: unknown;
     try {
       result = this.#parts.handler(message, context);
@@ -169,7 +177,8 @@ export class Jobs {
     if (!failed) {
       stats.add('done');
       this.#finished.push(entry.message);
-      log.debug({ event: 'done', job: entry.message.id }, 'done');
+      if (log.isLevelEnabled('debug'))
+        log.debug({ event: 'done', job: entry.message.id, ms: Math.round(ms) }, 'done');
     } else if (entry.controller?.signal.aborted && this.#draining) {
       this.#handBack.push(entry.message); // it stopped because we asked it to
     } else {
