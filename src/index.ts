@@ -12,7 +12,13 @@ export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';
-export type { ClusterNode, ConnectionOptions, RedisClient } from './redis/connection.js';
+export type {
+  ClusterNode,
+  ConnectionOptions,
+  RedisClient,
+  SentinelNode,
+  SentinelOptions,
+} from './redis/connection.js';
 export type { ActorApi, Handler, JobContext } from './runtime/actor.js';
 export type { HistogramData, Summary } from './runtime/histogram.js';
 export type { IntakeListFigures } from './runtime/intake/figures.js';

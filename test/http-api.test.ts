@@ -67,8 +67,12 @@ describe('dashboard API', () => {
     expect(letters[0]?.body.text).toBe(JSON.stringify({ html: HOSTILE }));
     expect(letters[0]).toMatchObject({ group: 0, attempts: 1, lastError: HOSTILE });
     expect(letters[0]?.reason).toBeTruthy();
-    const second = await get('/api/dead?limit=20&offset=20');
+    expect(first.body.next).toEqual(expect.any(String));
+    const second = await get(`/api/dead?limit=20&cursor=${first.body.next}`);
     expect(second.body.letters as Letter[]).toHaveLength(5);
+    expect(second.body.next).toBeNull();
+    expect((await get('/api/dead?offset=20')).status).toBe(400);
+    expect((await get('/api/dead?cursor=bogus')).status).toBe(400);
     const ids = new Set([...letters, ...(second.body.letters as Letter[])].map((l) => l.id));
     expect(ids.size).toBe(25);
     expect((await get('/api/dead?group=1')).body.total).toBe(0);

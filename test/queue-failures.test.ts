@@ -136,10 +136,23 @@ describe('retries and dead letters', () => {
     }
     expect((await q.deadLetters.list()).map((l) => l.id)).toEqual(ids);
     expect((await q.deadLetters.list({ limit: 3 })).map((l) => l.id)).toEqual(ids.slice(0, 3));
-    expect((await q.deadLetters.list({ offset: 2, limit: 3 })).map((l) => l.id)).toEqual(
-      ids.slice(2, 5),
+    // Over all groups, pages go by cursor: each starts after the letter the one before ended with.
+    const first = await q.deadLetters.page({ limit: 3 });
+    const second = await q.deadLetters.page({ limit: 3, after: first.next as string });
+    const third = await q.deadLetters.page({ limit: 3, after: second.next as string });
+    expect([first, second, third].map((p) => p.letters.map((l) => l.id))).toEqual([
+      ids.slice(0, 3),
+      ids.slice(3, 6),
+      ids.slice(6),
+    ]);
+    expect(third.next).toBeNull();
+    // An offset there would cost what it counts: refused, naming the way that does not.
+    await expect(q.deadLetters.list({ offset: 2, limit: 3 })).rejects.toThrow(
+      /offset: over all groups .* deadLetters.page\(\{ after: next \}\)/,
     );
-    expect((await q.deadLetters.list({ offset: 6 })).map((l) => l.id)).toEqual(ids.slice(6));
+    await expect(q.deadLetters.page({ after: 'nonsense' })).rejects.toThrow(
+      /after: is not a cursor from a dead-letter page/,
+    );
     expect((await q.deadLetters.list({ group: 0, offset: 1 })).map((l) => l.id)).toEqual([
       ids[3],
       ids[6],

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyOf } from '../src/base/keys.js';
 import { prepareMessage } from '../src/queue/add-options.js';
-import { bodyKey, nonceOf, SPILL_BYTES } from '../src/queue/spill.js';
+import { bodyKey, nextAttempt, nonceOf, SPILL_BYTES, storeSpills } from '../src/queue/spill.js';
 import { useQueueRedis } from './helpers/queue.js';
 
 const redis = useQueueRedis();
@@ -61,12 +61,14 @@ describe('a record over 64 KiB', () => {
     const message = prepareMessage(queue.config, big('again'), { group: 0 });
     const spill = message.spill;
     if (!spill) throw new Error('expected a spilled record');
-    const key = bodyKey(queue.config.prefix, 0, spill.nonce);
-    const args = ['1', '', '1', '0', '0', '1', '0:a1', '', message.record];
-    args.push('1', String(spill.bytes), spill.nonce);
+    const attempt = nextAttempt(spill);
+    const key = bodyKey(queue.config.prefix, 0, attempt.nonce);
+    const spills = keyOf(queue.config.prefix, 0, 'spills');
+    const args = ['1', '', '1', '0', '0', '1', '0:a1', '', attempt.stub];
+    args.push('1', String(spill.bytes), attempt.nonce);
     for (let round = 0; round < 2; round++) {
-      // What a resend does: the SET (with its expiry), then the add.
-      await redis.plain.set(key, spill.record, 'PX', 60_000);
+      // What a resend does: the MULTI of body and spills line, then the add.
+      await storeSpills(queue.client, queue.config.prefix, 0, spills, [attempt], Date.now());
       await queue.run('add', 0, args);
     }
     expect(await redis.plain.pttl(key)).toBe(-1);

@@ -21,7 +21,9 @@ export const KEY_NAMES = [
   'big', // hash id → record bytes, only for records over 1 KiB: claims size their reads by it
   'claims', // zset claim id → lease expiry: the claims remembered in `claimed`
   'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
-  'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[19])
+  'renamed', // hash generated id → the id add.lua gave its message instead (the id was taken), and '>' .. that id → the first: a retried add finds its message
+  'spills', // zset nonce → when written (ms): spilled body keys no add has kept yet (spill.ts)
+  'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[21])
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

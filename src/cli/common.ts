@@ -1,9 +1,15 @@
-// Flags every command shares: where Redis is (URL or cluster, TLS files) and
-// how the queue is laid out.
+// Flags every command shares: where Redis is (URL, cluster or Sentinel, TLS
+// files) and how the queue is laid out. Passwords come from the URL or from the
+// environment, never from a flag of their own.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../queue/config.js';
-import { checkRedisUrl, describeTarget, parseClusterNodes } from '../redis/connection.js';
+import {
+  checkRedisUrl,
+  describeTarget,
+  parseClusterNodes,
+  type SentinelOptions,
+} from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';
 import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
@@ -11,6 +17,8 @@ import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
 export interface ConnectionFlags extends TlsFlags {
   redis?: string;
   cluster?: string;
+  sentinel?: string;
+  sentinelMaster?: string;
   prefix?: string;
   groups?: string;
   scoreUnit?: string;
@@ -20,6 +28,14 @@ export function withConnectionFlags(command: Command): Command {
   return command
     .option('--redis <url>', 'Redis URL (default: $REDIS_URL or redis://127.0.0.1:6379)')
     .option('--cluster <nodes>', 'Redis Cluster seed nodes, host:port,host:port')
+    .option(
+      '--sentinel <nodes>',
+      'Redis Sentinel nodes, host:port,host:port (login: $SKYQ_SENTINEL_PASSWORD, $SKYQ_SENTINEL_USERNAME)',
+    )
+    .option(
+      '--sentinel-master <name>',
+      "with --sentinel: the master group's name (its login: $SKYQ_REDIS_PASSWORD, $SKYQ_REDIS_USERNAME)",
+    )
     .option('--tls-ca <file>', 'TLS: CA certificate (PEM) that signed the server (or $SKYQ_TLS_CA)')
     .option('--tls-cert <file>', 'TLS: client certificate (PEM), for mTLS (or $SKYQ_TLS_CERT)')
     .option('--tls-key <file>', 'TLS: client private key (PEM), for mTLS (or $SKYQ_TLS_KEY)')
@@ -30,7 +46,7 @@ export function withConnectionFlags(command: Command): Command {
 
 /** True when the user named no Redis at all (flag or REDIS_URL). */
 export function noRedisNamed(flags: ConnectionFlags): boolean {
-  return !flags.redis && !flags.cluster && !process.env.REDIS_URL;
+  return !flags.redis && !flags.cluster && !flags.sentinel && !process.env.REDIS_URL;
 }
 
 /**
@@ -50,7 +66,10 @@ export function queueOptions(
     groups: parseCount(flags.groups ?? '10', 'groups'),
     scoreUnit: scoreUnit as ScoreUnit,
   };
-  if (flags.cluster) options.cluster = parseClusterNodes(flags.cluster);
+  if (flags.sentinelMaster !== undefined && !flags.sentinel)
+    throw errors.invalidOption('sentinel-master', 'needs --sentinel host:port[,host:port…]');
+  if (flags.sentinel) options.sentinel = sentinelFromFlags(flags);
+  else if (flags.cluster) options.cluster = parseClusterNodes(flags.cluster);
   else {
     // An empty REDIS_URL names nothing, as for noRedisNamed().
     options.redis = checkRedisUrl(flags.redis ?? (process.env.REDIS_URL || defaultEmbeddedUrl()));
@@ -59,6 +78,35 @@ export function queueOptions(
   if (tls) options.tls = tls;
   if (mode === 'one-shot') options.failFast = true;
   return options;
+}
+
+/** --sentinel and --sentinel-master, with the logins from the environment. */
+function sentinelFromFlags(flags: ConnectionFlags): SentinelOptions {
+  if (flags.cluster || flags.redis)
+    throw errors.invalidOption(
+      'sentinel',
+      `give --sentinel or --${flags.cluster ? 'cluster' : 'redis'}, not both`,
+    );
+  if (!flags.sentinelMaster)
+    throw errors.invalidOption(
+      'sentinel-master',
+      'is needed with --sentinel: the master group to use',
+    );
+  const sentinel: SentinelOptions = {
+    nodes: parseClusterNodes(flags.sentinel as string, 'sentinel'),
+    master: flags.sentinelMaster,
+  };
+  const env = (name: string) => process.env[name] || undefined;
+  const logins = {
+    username: env('SKYQ_REDIS_USERNAME'),
+    password: env('SKYQ_REDIS_PASSWORD'),
+    sentinelUsername: env('SKYQ_SENTINEL_USERNAME'),
+    sentinelPassword: env('SKYQ_SENTINEL_PASSWORD'),
+  };
+  for (const [field, value] of Object.entries(logins)) {
+    if (value !== undefined) sentinel[field as keyof typeof logins] = value;
+  }
+  return sentinel;
 }
 
 export function printJson(value: unknown): void {

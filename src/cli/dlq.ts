@@ -13,10 +13,14 @@ import { preview, printable } from './preview.js';
 import { table } from './table.js';
 import { withQueue } from './with-queue.js';
 
+/** characters of a body the table shows */
+const BODY_COLUMN = 40;
+
 interface DlqFlags extends ConnectionFlags {
   group?: string;
   ids?: string;
   limit: string;
+  after?: string;
   json?: boolean;
 }
 
@@ -33,14 +37,23 @@ export function registerDlq(program: Command): void {
     .description('oldest dead letters first, with reason and last error')
     .option('--group <g>', 'only this group')
     .option('--limit <n>', 'how many', '50')
-    .option('--json', 'print JSON')
+    .option('--after <cursor>', 'the page after the one that printed this cursor')
+    .option('--json', 'print JSON (the letters; the next cursor goes to stderr)')
     .action((flags: DlqFlags) =>
       withQueue(flags, async (queue) => {
-        const letters = await queue.deadLetters.list({
-          ...selection(flags),
+        const { letters, next } = await queue.deadLetters.page({
+          ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
+          ...(flags.after !== undefined ? { after: flags.after } : {}),
           limit: parseCount(flags.limit, 'limit'),
+          // The table shows 40 characters of a body: read no more than that of big ones.
+          ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),
         });
-        if (flags.json) return printJson(letters);
+        const more = next ? `more: skyq dlq list --after ${next}` : null;
+        if (flags.json) {
+          printJson(letters);
+          if (more) console.error(more);
+          return;
+        }
         console.log(readFromLine(flags));
         if (letters.length === 0) return console.log('no dead letters');
         console.log(
@@ -53,10 +66,11 @@ export function registerDlq(program: Command): void {
               l.attempts,
               printable(l.reason),
               printable(l.lastError ?? ''),
-              preview(l.body, 40),
+              preview(l.body, BODY_COLUMN),
             ]),
           ),
         );
+        if (more) console.log(more);
       }),
     );
   for (const [name, what] of [

@@ -107,14 +107,20 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
 
 async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
   const group = numberParam(url, 'group');
-  const offset = numberParam(url, 'offset') ?? 0;
   const limit = numberParam(url, 'limit') ?? 20;
+  // Pages go by cursor: an offset made each group read every letter before it.
+  if (url.searchParams.has('offset')) {
+    throw errors.invalidOption('offset', 'is not taken: pass the previous page’s next as cursor');
+  }
+  const cursor = url.searchParams.get('cursor') || undefined;
   // Fresh counts, not the last reading: the total must agree with the page of letters.
-  const [letters, counts] = await Promise.all([
-    queue.deadLetters.list({
+  const [page, counts] = await Promise.all([
+    queue.deadLetters.page({
       ...(group === undefined ? {} : { group }),
-      offset,
+      ...(cursor === undefined ? {} : { after: cursor }),
       limit: Math.min(limit, 500),
+      // Rows show ROW_PREVIEW characters: at most 4 bytes each are read, never whole bodies.
+      previewBytes: ROW_PREVIEW * 4,
     }),
     queue.counts(),
   ]);
@@ -123,13 +129,16 @@ async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
     .reduce((sum, c) => sum + c.dead, 0);
   return json({
     total,
-    offset,
-    letters: letters.map(({ body, idBytes, ...letter }) => ({
-      ...letter,
-      // An id that is not UTF-8 shows escaped; actions need its bytes back.
-      ...(idBytes ? { idBase64: idBytes.toString('base64') } : {}),
-      body: preview(body, ROW_PREVIEW),
-    })),
+    next: page.next,
+    letters: page.letters.map(({ body, idBytes, truncated, recordBytes: _, ...letter }) => {
+      const shown = preview(body, ROW_PREVIEW);
+      return {
+        ...letter,
+        // An id that is not UTF-8 shows escaped; actions need its bytes back.
+        ...(idBytes ? { idBase64: idBytes.toString('base64') } : {}),
+        body: truncated ? { ...shown, truncated: true } : shown,
+      };
+    }),
   });
 }
 

@@ -6,17 +6,22 @@
 --   generated ids: one taken by another record (the counter went back) gets a fresh
 --     one; one holding this very record is this add sent again, and is left alone;
 --   caller ids: still pending → left as it is; dead → replaced;
---   generated ids sent again after an unknown outcome: there already → done
+--   generated ids sent again after an unknown outcome (AddBulkError.retry): as the
+--     first kind. An id whose message went in under another (renamed) id is found
+--     through the renamed hash, so the caller learns that id and not the id's
+--     present holder.
 -- ARGV[6] how many of them are spilled (their record is a stub: see src/queue/spill.ts)
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
 -- then 3 per spilled message: its position among the messages, the record's
---   bytes, the nonce of its body key (written already, with an expiry)
+--   bytes, the nonce of its body key (written already, listed in the spills set)
 -- then id, priority pairs for the messages whose priority is not 0
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
 -- Messages of priority 0 wait in the delayed set even when due now: due order
 -- is their order, and claims lease them from there (see claim.lua).
 -- Returns { added, then position, new id for each generated id that was taken }.
+-- Fails, storing nothing, when a message it would store has lost its body key
+-- (an add that arrived after its orphan sweep, see lib.lua SPILL_ORPHAN_MS).
 -- The delayed set has the plain name other programs use too: check it before
 -- any write, since a script that fails half-way leaves its first writes behind.
 -- (The braced keys are skyq's own.)
@@ -39,58 +44,109 @@ local priorities = {}
 for i = SPILLED + nSpilled * 3, #ARGV, 2 do
   priorities[ARGV[i]] = ARGV[i + 1]
 end
+local stubbed = {} -- position → true for spilled messages
+for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
+  stubbed[tonumber(ARGV[j])] = true
+end
+local function recordOf(i)
+  return ARGV[FIRST + (i - 1) * 3 + 2]
+end
+
+-- Whether a stored record is message i's own: the same record, or for a spilled
+-- one a stub of the same message sent another time (only its 4-character
+-- attempt differs, see src/queue/spill.ts).
+local function isOwn(stored, i)
+  local rec = recordOf(i)
+  if not stored or stored == rec then
+    return stored == rec
+  end
+  return stubbed[i] and #stored == #rec and string.sub(stored, 1, -5) == string.sub(rec, 1, -5)
+end
 
 -- Which ids exist already (no record is read for that). A caller id is pending
 -- when it is delayed, ready or active, and dead when it is a dead letter. A
 -- generated id is checked too, since a counter that went back (an older AOF, a
 -- failover to a lagging replica) repeats them: every skyq message has a record,
 -- and the record tells a repeated id from a repeated add.
-local skip, renamed = {}, {}
-if nGenerated > 0 then
+local skip, renamed, remember = {}, {}, {}
+local generated = {}
+for i = 1, nGenerated do
+  generated[#generated + 1] = i
+end
+for i = nGenerated + nCallers + 1, count do
+  generated[#generated + 1] = i
+end
+if #generated > 0 then
   local list = {}
-  for i = 1, nGenerated do
-    list[i] = ids[i]
+  for k = 1, #generated do
+    list[k] = ids[generated[k]]
   end
   local taken = bulkRead('HMGET', msgKey, list)
-  for i = 1, nGenerated do
-    if taken[i] == ARGV[FIRST + (i - 1) * 3 + 2] then
-      -- The same record under the same id: this very add, sent again by a client whose
-      -- connection died before the answer came (ioredis resends unanswered commands).
+  local memory = redis.call('EXISTS', renamedKey) == 1
+  for k = 1, #generated do
+    local i = generated[k]
+    if isOwn(taken[k], i) then
+      -- This very add, sent again: by a client whose connection died before the
+      -- answer came (ioredis resends unanswered commands), or by a retry.
       skip[i] = true
-    elseif taken[i] then
-      local fresh = freshId()
-      priorities[fresh] = priorities[ids[i]]
-      ids[i] = fresh
+    elseif taken[k] then
+      local earlier = memory and redis.call('HGET', renamedKey, ids[i])
+      if earlier and isOwn(redis.call('HGET', msgKey, earlier), i) then
+        -- Sent again after it went in under a fresh id: that id is the answer.
+        skip[i] = true
+        ids[i] = earlier
+      else
+        local fresh = freshId()
+        priorities[fresh] = priorities[ids[i]]
+        remember[#remember + 1] = ids[i]
+        remember[#remember + 1] = fresh
+        remember[#remember + 1] = '>' .. fresh
+        remember[#remember + 1] = ids[i]
+        ids[i] = fresh
+      end
       renamed[#renamed + 1] = i
-      renamed[#renamed + 1] = fresh
+      renamed[#renamed + 1] = ids[i]
     end
   end
 end
-if count > nGenerated then
+local revived = {}
+if nCallers > 0 then
   local list = {}
-  for i = nGenerated + 1, count do
+  for i = nGenerated + 1, nGenerated + nCallers do
     list[#list + 1] = ids[i]
   end
   local delayed = bulkRead('ZMSCORE', delayedKey, list)
   local live = bulkRead('HMGET', dueKey, list)
   local dead = bulkRead('ZMSCORE', deadKey, list)
-  local revived, seen = {}, {}
+  local seen = {}
   for j = 1, #list do
     local i = nGenerated + j
-    local caller = i <= nGenerated + nCallers
-    -- Pending, the same caller id earlier in this call (the first wins, as two calls
-    -- would), or a retried generated id that got in after all.
-    if delayed[j] or live[j] or seen[list[j]] or (dead[j] and not caller) then
+    -- Pending, or the same caller id earlier in this call (the first wins, as two calls would).
+    if delayed[j] or live[j] or seen[list[j]] then
       skip[i] = true
     elseif dead[j] then
       revived[#revived + 1] = list[j]
     end
     seen[list[j]] = true
   end
-  if #revived > 0 then
-    bulk('ZREM', deadKey, revived)
-    forget(revived)
+end
+
+-- Every message stored here needs its body key: check them all before any write.
+for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
+  local i = tonumber(ARGV[j])
+  if not skip[i] and redis.call('EXISTS', bodyKey(ARGV[j + 2])) == 0 then
+    return redis.error_reply('ERR skyq: the body key of spilled message ' .. ids[i]
+      .. ' is gone (its add came over an hour after the body); nothing was added: add again')
   end
+end
+
+if #remember > 0 then
+  redis.call('HSET', renamedKey, unpack(remember))
+end
+if #revived > 0 then
+  -- A dead caller id is replaced: its old record, and its old body key, go.
+  bulk('ZREM', deadKey, revived)
+  forget(revived)
 end
 
 local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
@@ -147,23 +203,24 @@ if now then
 elseif ARGV[2] ~= '' and #delayed > 0 then
   wakeIfEarlier(tonumber(ARGV[2]))
 end
--- Spilled bodies: kept for good with the messages stored, and with those
--- already there by this very record (an add sent again); dropped otherwise.
+-- Spilled bodies: kept with the messages stored, and with those already there by
+-- this very record (an add sent again); dropped otherwise. Either way the nonce
+-- leaves the spills set: no orphan sweep may touch it now.
 for j = SPILLED, SPILLED + nSpilled * 3 - 1, 3 do
-  local i, key = tonumber(ARGV[j]), bodyKey(ARGV[j + 2])
+  local i, nonce = tonumber(ARGV[j]), ARGV[j + 2]
+  redis.call('ZREM', spillsKey, nonce)
   if not skip[i] then
     bigs[#bigs + 1] = ids[i]
-    bigs[#bigs + 1] = ARGV[j + 1] .. '/' .. ARGV[j + 2]
-    redis.call('PERSIST', key)
-  elseif redis.call('HGET', msgKey, ids[i]) == ARGV[FIRST + (i - 1) * 3 + 2] then
-    redis.call('PERSIST', key)
-  else
-    redis.call('DEL', key)
+    bigs[#bigs + 1] = ARGV[j + 1] .. '/' .. nonce
+  elseif redis.call('HGET', msgKey, ids[i]) ~= recordOf(i) then
+    redis.call('DEL', bodyKey(nonce))
   end
 end
 if #bigs > 0 then
   fill(bigKey, bigs)
 end
+
+sweepSpills(now)
 
 local out = { #records / 2 }
 for i = 1, #renamed do

@@ -27,6 +27,7 @@ local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
 local claimId = ARGV[8]
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
+sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)
 
 local acked, stale = 0, {}
 if #ARGV >= 10 then

@@ -1,14 +1,56 @@
--- dead-list.lua (read only): a page of dead letters, oldest first.
+-- dead-list.lua (read only): a page of dead letters, oldest first (by time of
+-- death, then id: the dead set's own order).
 -- KEYS: the group's keys (lib.lua)
--- ARGV[1] offset; ARGV[2] count; ARGV[3] byte budget: a page stops early
---   once its ids and records pass it (at least one entry), or at 500 entries,
---   so neither big bodies nor a big count can stall Redis (the caller asks again)
--- Returns { id, diedAtMs, record, reason, lastError, failedAttempts, ... }
+-- ARGV[1] count; ARGV[2] byte budget: a page stops early once its ids and
+--   records pass it (at least one entry), or at 500 entries, so neither big
+--   bodies nor a big count can stall Redis (the caller asks again)
+-- ARGV[3] preview bytes: 0 for whole records; else each record is cut to its
+--   header, TAGS_MAX bytes for its tags and kind, and that many bytes of body
+--   (a stub stays whole: the client reads that much of its body key)
+-- ARGV[4] where the page starts: 'rank' with ARGV[5] the rank (one group's
+--   offset), or 'after' with ARGV[5] a time of death (ms), ARGV[6] how this
+--   group sorts against the cursor's ('<' before, '=' it, '>' after) and
+--   ARGV[7] the cursor's id: the page starts after that letter. Finding the
+--   start costs O(log n) whatever the offset.
+-- Returns { id, diedAtMs, record, reason, lastError, failedAttempts,
+--   recordBytes, ... }
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
-local first = tonumber(ARGV[1])
-local count = math.min(tonumber(ARGV[2]), ENTRIES)
+local count = math.min(tonumber(ARGV[1]), ENTRIES)
+local budget, previewBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+local TAGS_MAX = 512 -- a record's tags (a name, a schedule) are ~400 bytes at most
+
+local function startRank()
+  if ARGV[4] == 'rank' then
+    return tonumber(ARGV[5])
+  end
+  local at, side, id = ARGV[5], ARGV[6], ARGV[7]
+  if side == '<' then
+    -- This group sorts before the cursor's: its letters of that very time were shown.
+    return redis.call('ZCOUNT', deadKey, '-inf', at)
+  end
+  local before = redis.call('ZCOUNT', deadKey, '-inf', '(' .. at)
+  if side == '>' then
+    return before
+  end
+  local score = redis.call('ZSCORE', deadKey, id)
+  if score and tonumber(score) == tonumber(at) then
+    return redis.call('ZRANK', deadKey, id) + 1
+  end
+  -- The cursor's letter left meanwhile: start after the ones of its time that sort
+  -- before its id (a run of letters of one ms, read at most a page of them).
+  local same = redis.call('ZRANGEBYSCORE', deadKey, at, at, 'LIMIT', 0, ENTRIES)
+  for i = 1, #same do
+    if same[i] > id then
+      break
+    end
+    before = before + 1
+  end
+  return before
+end
+
+local first = startRank()
 local page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
-local budget, bytes = tonumber(ARGV[3]), 0
+local bytes = 0
 -- A spilled record is a stub here, read after by the client: count its real bytes.
 local big = redis.call('EXISTS', bigKey) == 1
 local out = {}
@@ -20,12 +62,20 @@ for i = 1, #page, 2 do
   -- A member named like the placeholder field has no record: its name is its body.
   local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
   local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
-  bytes = bytes + #id + (spilled or (rec and #rec) or 0)
+  local full = spilled or (rec and #rec) or 0
+  if rec and not spilled and previewBytes > 0 then
+    local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
+    if headerEnd and #rec > headerEnd + TAGS_MAX + previewBytes then
+      rec = string.sub(rec, 1, headerEnd + TAGS_MAX + previewBytes)
+    end
+  end
+  bytes = bytes + #id + (previewBytes > 0 and math.min(full, previewBytes) or full)
   out[#out + 1] = id
   out[#out + 1] = page[i + 1]
   out[#out + 1] = rec
   out[#out + 1] = redis.call('HGET', reasonKey, id) or false
   out[#out + 1] = redis.call('HGET', errKey, id) or false
   out[#out + 1] = redis.call('HGET', attKey, id) or '0'
+  out[#out + 1] = full
 end
 return out

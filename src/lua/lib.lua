@@ -23,7 +23,7 @@ local delayedKey, readyKey, activeKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS
 local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
-local claimsKey, claimedKey = KEYS[17], KEYS[18]
+local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
@@ -48,6 +48,32 @@ end
 local function nowMs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- A body key still listed in the spills set belongs to an add that never ran
+-- (src/queue/spill.ts): after this long nobody will keep it, and an add that
+-- comes later still finds its body gone and fails. src/queue/spill.ts has the same.
+local SPILL_ORPHAN_MS = 3600000
+local SWEEP = 8 -- most orphans one call deletes: the cost stays bounded
+
+-- Delete the body keys of listed nonces that are still listed (no add kept them).
+local function dropSpills(nonces)
+  for i = 1, #nonces do
+    if redis.call('ZREM', spillsKey, nonces[i]) == 1 then
+      redis.call('DEL', bodyKey(nonces[i]))
+    end
+  end
+end
+
+-- Delete a few orphan body keys listed before now - SPILL_ORPHAN_MS (`now`: the
+-- caller's reading of TIME, or nil to take one only when something is listed).
+local function sweepSpills(now)
+  if redis.call('EXISTS', spillsKey) == 0 then
+    return
+  end
+  local t = now or nowMs()
+  local old = redis.call('ZRANGEBYSCORE', spillsKey, '-inf', t - SPILL_ORPHAN_MS, 'LIMIT', 0, SWEEP)
+  dropSpills(old)
 end
 
 -- Run CMD KEY <args...> with LIST spread in slices (ZADD, HSET, HDEL, ZREM...).
@@ -242,6 +268,25 @@ local function forget(ids)
       redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
     end
     bulk('HDEL', bigKey, ids)
+  end
+  -- Renamed ids exist only after an id counter went back: forget both directions.
+  if redis.call('EXISTS', renamedKey) == 1 then
+    local back = {}
+    for i = 1, #ids do
+      back[i] = '>' .. ids[i]
+    end
+    local firsts, gone = bulkRead('HMGET', renamedKey, back), {}
+    for i = 1, #ids do
+      if firsts[i] then
+        gone[#gone + 1] = back[i]
+        if redis.call('HGET', renamedKey, firsts[i]) == ids[i] then
+          gone[#gone + 1] = firsts[i]
+        end
+      end
+    end
+    if #gone > 0 then
+      bulk('HDEL', renamedKey, gone)
+    end
   end
   -- Priorities and failures are rare too: skip hashes that do not exist.
   for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do

@@ -7,7 +7,7 @@ import { AddBulkError, errors, SkyqError } from '../base/errors.js';
 import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
 import type { IdBlocks } from './id-blocks.js';
-import type { Spill } from './spill.js';
+import { nextAttempt, type SpillAttempt } from './spill.js';
 
 /** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
 const CHUNK_MESSAGES = 1000;
@@ -21,7 +21,9 @@ export interface AddContext {
   now(group: number): Promise<number>;
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
   /** writes spilled records beside the group's msg hash (spill.ts), before the add */
-  spill(group: number, spills: Spill[]): Promise<unknown>;
+  spill(group: number, spills: SpillAttempt[], now: number): Promise<unknown>;
+  /** deletes the body keys of these nonces that no add kept (spill-drop.lua) */
+  dropSpills(group: number, nonces: string[]): Promise<unknown>;
   /** the error a reader should see (reserving ids and reading the clock are plain commands) */
   explain(error: unknown): unknown;
 }
@@ -141,7 +143,6 @@ async function sendChunk(
   const wanted = chunk.filter((index) => ids[index] === null).length;
   const generated = wanted > 0 ? await context.idBlocks.take(group, wanted) : [];
   const now = await context.now(group);
-  const unit = context.config.unitMs;
   // Three per message (id, score, record): what add.lua must handle differently travels in
   // sections of its own, so the common message costs the fewest arguments to encode.
   const sections: Record<'g' | 'c' | 'r', number[]> = { g: [], c: [], r: [] };
@@ -154,10 +155,45 @@ async function sendChunk(
     sections[kind].push(index);
   }
   const order = [...sections.g, ...sections.c, ...sections.r];
-  const spills = order.flatMap((index) => (prepared[index] as PreparedMessage).spill ?? []);
-  if (spills.length > 0) await context.spill(group, spills);
+  // Each send writes its bodies under nonces of its own (spill.ts); those of earlier sends
+  // that no add kept go first: nothing refers to them.
+  const earlier: string[] = [];
+  const attempts = new Map<number, SpillAttempt>();
+  for (const index of order) {
+    const { spill } = prepared[index] as PreparedMessage;
+    if (!spill) continue;
+    earlier.push(...spill.nonces);
+    attempts.set(index, nextAttempt(spill));
+  }
+  const spills = [...attempts.values()];
+  if (earlier.length > 0) await context.dropSpills(group, earlier).catch(() => undefined);
+  try {
+    if (spills.length > 0) await context.spill(group, spills, now);
+    await runChunk(context, prepared, group, now, order, sections, ids, attempts);
+  } catch (error) {
+    // The add failed, or its outcome is unknown: bodies it did not keep are of no use. If
+    // it is still on its way, it finds them gone and fails too (add.lua), storing nothing.
+    if (spills.length > 0) {
+      const nonces = spills.map((s) => s.nonce);
+      await context.dropSpills(group, nonces).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+async function runChunk(
+  context: AddContext,
+  prepared: PreparedMessage[],
+  group: number,
+  now: number,
+  order: number[],
+  sections: Record<'g' | 'c' | 'r', number[]>,
+  ids: (string | null)[],
+  attempts: Map<number, SpillAttempt>,
+): Promise<void> {
+  const unit = context.config.unitMs;
   const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
-  args.push(`${sections.c.length}`, `${sections.r.length}`, `${spills.length}`);
+  args.push(`${sections.c.length}`, `${sections.r.length}`, `${attempts.size}`);
   const priorities: string[] = [];
   const spilled: string[] = [];
   let earliest = Number.POSITIVE_INFINITY;
@@ -170,10 +206,11 @@ async function sendChunk(
       score = String(unit === 1 ? dueMs : dueMs / unit);
       if (dueMs < earliest) earliest = dueMs;
     }
-    args.push(ids[index] as string, score, message.record);
+    const attempt = attempts.get(index);
+    args.push(ids[index] as string, score, attempt ? attempt.stub : message.record);
     if (message.priority !== 0) priorities.push(ids[index] as string, String(message.priority));
-    const { spill } = message;
-    if (spill) spilled.push(String(args.length / 3 - 2), String(spill.bytes), spill.nonce);
+    const bytes = String(message.spill?.bytes);
+    if (attempt) spilled.push(String(args.length / 3 - 2), bytes, attempt.nonce);
   }
   for (const value of spilled) args.push(value);
   for (const value of priorities) args.push(value);

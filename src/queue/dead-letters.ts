@@ -2,10 +2,18 @@
 // on it, or whose record could not be read. Kept with reason and last error
 // until retried or purged.
 
+import { errors } from '../base/errors.js';
 import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
+import {
+  comparePositions,
+  type DeadPosition,
+  decodeCursor,
+  encodeCursor,
+  startArguments,
+} from './dead-cursor.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
-import { type Body, decodeRecord, textOf } from './record.js';
+import { type Body, decodeRecord, headerBars, readTags, textOf } from './record.js';
 import type { Unspill } from './spill.js';
 
 export interface DeadLetter {
@@ -18,11 +26,40 @@ export interface DeadLetter {
   lastError: string | null;
   /** deliveries made */
   attempts: number;
-  /** the body, or the stored text when the record itself is unreadable */
+  /** the body, or the stored text when the record itself is unreadable (with previewBytes: its start) */
   body: Body;
   /** the name it was added with, if any */
   name?: string;
+  /** with previewBytes: the body was cut to that many bytes */
+  truncated?: boolean;
+  /** with previewBytes: the stored record's size in bytes */
+  recordBytes?: number;
 }
+
+export interface DeadLetterPage {
+  letters: DeadLetter[];
+  /** pass as `after` for the next page; null when this page reached the end */
+  next: string | null;
+}
+
+export interface DeadLetterPageOptions {
+  /** only this group (default: all) */
+  group?: number;
+  /** a page's `next`: start after the letter it ends with */
+  after?: string;
+  limit?: number;
+  /** bodies cut to this many bytes (a preview), without reading the rest of them */
+  previewBytes?: number;
+}
+
+/** Reads the first bytes of spilled records' body keys (group, nonce-bearing stubs, how many). */
+export type ReadSpillStart = (
+  group: number,
+  records: unknown[],
+  at: number,
+  step: number,
+  bytes: number,
+) => Promise<void>;
 
 /** Runs a script on a group; replies come as Buffers. */
 type RunScript = (
@@ -39,6 +76,8 @@ export interface DeadLetterSelection {
 }
 
 const BATCH = 1000;
+/** dead-list.lua's fields per letter */
+const FIELDS = 7;
 /** Most bytes of records one dead-list call reads: a page of big bodies comes in several calls. */
 const PAGE_BYTES = 1024 * 1024;
 
@@ -46,27 +85,61 @@ export class DeadLetters {
   readonly #config: QueueConfig;
   readonly #run: RunScript;
   readonly #unspill: Unspill;
+  readonly #readStart: ReadSpillStart;
 
-  constructor(config: QueueConfig, run: RunScript, unspill: Unspill) {
+  constructor(config: QueueConfig, run: RunScript, unspill: Unspill, readStart: ReadSpillStart) {
     this.#config = config;
     this.#run = run;
     this.#unspill = unspill;
+    this.#readStart = readStart;
   }
 
-  /** Oldest first; without a group, the oldest `limit` over all groups. */
+  /**
+   * Oldest first; without a group, the oldest `limit` over all groups. An offset works in one
+   * group (a rank: it costs what the limit costs); over all groups it would cost what the
+   * offset costs, so it is refused there: page() goes by cursor instead.
+   */
   async list(
-    options: { group?: number; offset?: number; limit?: number } = {},
+    options: { group?: number; offset?: number; limit?: number; previewBytes?: number } = {},
   ): Promise<DeadLetter[]> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const preview = this.#preview(options.previewBytes);
     const groups = this.#groups(options.group);
-    if (groups.length === 1) return this.#page(groups[0] as number, offset, limit);
-    // The offset counts in the merged order: take each group's first offset + limit.
-    const pages = await Promise.all(groups.map((group) => this.#page(group, 0, offset + limit)));
-    return pages
+    if (groups.length === 1) return this.#page(groups[0] as number, null, limit, preview, offset);
+    if (offset > 0) {
+      throw errors.invalidOption(
+        'offset',
+        'over all groups a page would cost what its offset costs: name a group, or page with deadLetters.page({ after: next })',
+        offset,
+      );
+    }
+    return (await this.page({ limit, previewBytes: preview })).letters;
+  }
+
+  /** A page of dead letters, oldest first, and the cursor of the next one. */
+  async page(options: DeadLetterPageOptions = {}): Promise<DeadLetterPage> {
+    const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
+    const preview = this.#preview(options.previewBytes);
+    const after =
+      options.after === undefined ? null : decodeCursor(options.after, this.#config.groups);
+    const groups = this.#groups(options.group);
+    // Each group's first `limit` after the cursor; the merge keeps the first `limit` of all.
+    const pages = await Promise.all(groups.map((g) => this.#page(g, after, limit, preview)));
+    const position = (l: DeadLetter): DeadPosition => ({
+      diedAt: l.diedAt,
+      group: l.group,
+      id: l.idBytes ?? Buffer.from(l.id),
+    });
+    const letters = pages
       .flat()
-      .sort((a, b) => a.diedAt - b.diedAt)
-      .slice(offset, offset + limit);
+      .sort((a, b) => comparePositions(position(a), position(b)))
+      .slice(0, limit);
+    const last = letters.at(-1);
+    return {
+      letters,
+      next: last && letters.length === limit ? encodeCursor(position(last)) : null,
+    };
   }
 
   /** Puts dead letters back to work (ready now, attempts reset); returns how many. */
@@ -103,18 +176,34 @@ export class DeadLetters {
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  async #page(group: number, offset: number, limit: number): Promise<DeadLetter[]> {
+  async #page(
+    group: number,
+    after: DeadPosition | null,
+    limit: number,
+    preview: number,
+    offset = 0,
+  ): Promise<DeadLetter[]> {
     const letters: DeadLetter[] = [];
-    // A call stops early once its records pass PAGE_BYTES: ask again from where it stopped.
+    let start = startArguments(group, after, offset);
+    // A call stops early once its records pass PAGE_BYTES: ask again after its last letter.
     while (letters.length < limit) {
-      const args = [offset + letters.length, limit - letters.length, PAGE_BYTES];
+      const args = [limit - letters.length, PAGE_BYTES, preview, ...start];
       const flat = (await this.#run('dead-list', group, args)) as (Buffer | null)[];
-      await this.#unspill(group, flat, 2, 6);
-      for (let i = 0; i < flat.length; i += 6)
-        letters.push(deadLetter(group, flat.slice(i, i + 6)));
-      if (flat.length === 0 || flat.length / 6 >= limit) break;
+      if (preview > 0) await this.#readStart(group, flat, 2, FIELDS, preview);
+      else await this.#unspill(group, flat, 2, FIELDS);
+      for (let i = 0; i < flat.length; i += FIELDS)
+        letters.push(deadLetter(group, flat.slice(i, i + FIELDS), preview));
+      const last = letters.at(-1);
+      if (!last || flat.length === 0 || flat.length / FIELDS >= limit) break;
+      start = ['after', last.diedAt, '=', last.idBytes ?? Buffer.from(last.id)];
     }
     return letters;
+  }
+
+  #preview(bytes: number | undefined): number {
+    return bytes === undefined || bytes === 0
+      ? 0
+      : checkInteger('previewBytes', bytes, 1, 1024 * 1024);
   }
 
   #groups(group: number | undefined): number[] {
@@ -123,18 +212,23 @@ export class DeadLetters {
   }
 }
 
-function deadLetter(group: number, fields: (Buffer | null)[]): DeadLetter {
-  const [id, diedAt, record, reason, lastError, attempts] = fields as [
+function deadLetter(group: number, fields: (Buffer | null)[], preview: number): DeadLetter {
+  const [id, diedAt, record, reason, lastError, attempts, bytes] = fields as [
     Buffer,
     ...(Buffer | null)[],
   ];
+  const recordBytes = Number(String(bytes));
+  const cut = preview > 0 && record !== null && record.length < recordBytes;
   let body: Body = record ? record.toString() : '';
   let name: string | undefined;
   try {
     // A raw member that died before it was ever leased has no record: its id is its body.
-    const decoded = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r'));
-    body = decoded.body;
-    name = decoded.name;
+    if (cut) ({ body, name } = bodyStart(record));
+    else {
+      const decoded = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r'));
+      body = decoded.body;
+      name = decoded.name;
+    }
   } catch {
     // Unreadable records are dead letters for that very reason: show the stored text.
   }
@@ -149,5 +243,17 @@ function deadLetter(group: number, fields: (Buffer | null)[]): DeadLetter {
     attempts: Number(String(attempts)),
     body,
     ...(name === undefined ? {} : { name }),
+    ...(preview > 0 ? { truncated: cut, recordBytes } : {}),
   };
+}
+
+/** The start of a cut record's body: bytes stay bytes, JSON and text show as text. */
+function bodyStart(record: Buffer): { body: Body; name: string | undefined } {
+  const last = headerBars(record)[3];
+  if (last === undefined) throw new Error('no header');
+  const { kindAt, name } = readTags(record, last + 1);
+  if (kindAt < 0) throw new Error('a tag does not parse');
+  const rest = record.subarray(kindAt + 1);
+  const body = record[kindAt] === 0x62 ? Buffer.from(rest) : rest.toString('utf8'); // 'b': bytes
+  return { body, name };
 }

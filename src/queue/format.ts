@@ -8,9 +8,13 @@
 //   1 (none stored) records `<enq>|<priority>|<attempts>|<backoff>|<kind><body>`
 //   2 records may carry tags after the last bar: a name (`n`), a schedule occurrence (`p`);
 //     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/, lua/schedule-lib.lua)
+//   3 a spilled record's nonce may be `<ident>.<attempt>` (src/queue/spill.ts), and its body
+//     key never has an expiry: bodies no add kept yet are listed in `{<prefix>:<g>}:spills`;
+//     `{<prefix>:<g>}:renamed` remembers generated ids add.lua had to rename. Format-2
+//     stubs (a bare nonce, the key made permanent by their add) read as before.
 import { errors } from '../base/errors.js';
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 export const formatKey = (prefix: string): string => `${prefix}:format`;
 

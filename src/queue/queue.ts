@@ -21,7 +21,7 @@ import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
-import { storeSpills, type Unspill, unspill } from './spill.js';
+import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { PollOptions } from './leases.js';
 
@@ -74,6 +74,8 @@ export class Queue {
       this.config,
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
+      (group, records, at, step, bytes) =>
+        unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
     );
     this.schedules = new Schedules({
       config: this.config,
@@ -95,7 +97,16 @@ export class Queue {
       idBlocks: new IdBlocks(this.client, seqKeys),
       now: (group) => this.clock(group).now(),
       run: (group, args) => this.run('add', group, args),
-      spill: (group, spills) => storeSpills(this.client, this.config.prefix, group, spills),
+      spill: (group, spills, now) =>
+        storeSpills(
+          this.client,
+          this.config.prefix,
+          group,
+          keyOf(this.config.prefix, group, 'spills'),
+          spills,
+          now,
+        ),
+      dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
       explain: (error) => this.#explain(error),
     };
   }

@@ -22,8 +22,12 @@ export const CLIENT_COMMANDS = [
   'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>
   'get',
   'mget', // spilled bodies, read after a claim
+  'getrange', // the start of spilled bodies: dead-letter previews
   'del',
-  'zadd', // the launcher index: prefix:launchers
+  'multi', // a spilled body and its line in {prefix:g}:spills go together
+  'exec',
+  'zadd', // the launcher index: prefix:launchers; {prefix:g}:spills
+  'pexpire', // the launcher index outlives its last launcher by a minute at most
   'zrangebyscore',
   'zremrangebyscore',
   'zrem',
@@ -55,7 +59,6 @@ export const SCRIPT_COMMANDS = [
   'lindex',
   'llen',
   'lset',
-  'persist',
   'rpush',
   'set',
   'time',
@@ -64,6 +67,7 @@ export const SCRIPT_COMMANDS = [
   'zcard',
   'zcount',
   'zmscore',
+  'zrank',
   'zrange',
   'zrangebyscore',
   'zrem',

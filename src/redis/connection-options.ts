@@ -3,9 +3,11 @@
 import type { Cluster, Redis } from 'ioredis';
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
+import { checkSentinel, describeSentinel, type SentinelOptions } from './sentinel.js';
 import { checkTls, type TlsOptions } from './tls.js';
 
 export type RedisClient = Redis | Cluster;
+export type { SentinelNode, SentinelOptions } from './sentinel.js';
 
 export interface ClusterNode {
   host: string;
@@ -17,6 +19,8 @@ export interface ConnectionOptions {
   redis?: string;
   /** seed nodes of a Redis Cluster, instead of `redis` */
   cluster?: ClusterNode[];
+  /** the master a set of Redis Sentinels names, instead of `redis` (see sentinel.ts) */
+  sentinel?: SentinelOptions;
   /** an ioredis client you made yourself; skyq will not close it */
   connection?: RedisClient;
   /**
@@ -43,6 +47,7 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const CONNECTION_KEYS = [
   'redis',
   'cluster',
+  'sentinel',
   'connection',
   'autoPipelining',
   'tls',
@@ -59,9 +64,14 @@ export function withoutConnectionOptions(
   return rest;
 }
 
-/** Throws a SkyqError naming the field when redis, cluster or tls is malformed. */
+/** Throws a SkyqError naming the field when redis, cluster, sentinel or tls is malformed. */
 export function checkConnectionOptions(options: ConnectionOptions): void {
-  if (options.cluster !== undefined) {
+  if (options.sentinel !== undefined) {
+    const other =
+      options.cluster !== undefined ? 'cluster' : options.redis !== undefined ? 'redis' : null;
+    if (other) throw errors.invalidOption('sentinel', `give sentinel or ${other}, not both`);
+    checkSentinel(options.sentinel);
+  } else if (options.cluster !== undefined) {
     if (!Array.isArray(options.cluster) || options.cluster.length === 0) {
       throw errors.invalidOption('cluster', 'must be a non-empty list of { host, port }');
     }
@@ -104,20 +114,21 @@ export function usesTls(options: ConnectionOptions): boolean {
   return options.tls !== undefined || (options.redis ?? '').startsWith('rediss:');
 }
 
-/** Where a client points, fit to show: the URL without its password, or the cluster's seeds. */
+/** Where a client points, fit to show: the URL without its password, the seeds or sentinels. */
 export function describeTarget(options: ConnectionOptions): string {
+  if (options.sentinel) return describeSentinel(options.sentinel);
   if (options.cluster)
     return `cluster ${options.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
   return redactUrl(options.redis ?? DEFAULT_REDIS_URL);
 }
 
-/** Parses "host:port,host:port" (the CLI's --cluster) into nodes. */
-export function parseClusterNodes(list: string): ClusterNode[] {
+/** Parses "host:port,host:port" (the CLI's --cluster, or the flag named) into nodes. */
+export function parseClusterNodes(list: string, flag = 'cluster'): ClusterNode[] {
   return list.split(',').map((entry) => {
     const at = entry.lastIndexOf(':');
     const port = Number(entry.slice(at + 1));
     if (at <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) {
-      throw errors.invalidOption('cluster', 'expected host:port[,host:port…]', entry);
+      throw errors.invalidOption(flag, 'expected host:port[,host:port…]', entry);
     }
     return { host: entry.slice(0, at), port };
   });

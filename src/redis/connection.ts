@@ -19,6 +19,7 @@ import {
   isLoginRefused,
   socketError,
 } from './failure.js';
+import { sentinelRedisOptions } from './sentinel.js';
 import { nodeTlsOptions } from './tls.js';
 
 export * from './connection-options.js';
@@ -77,6 +78,8 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
       ...(extras.lazy ? { lazyConnect: true } : {}),
       ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
     });
+  } else if (options.sentinel !== undefined) {
+    client = new Redis(sentinelRedisOptions(options.sentinel, common, options.tls));
   } else {
     client = new Redis(options.redis ?? DEFAULT_REDIS_URL, common);
   }

@@ -29,6 +29,7 @@ export const SCRIPT_NAMES = [
   'schedule-advance',
   'schedule-remove',
   'schedule-list',
+  'spill-drop',
   'intake-dead',
 ] as const;
 

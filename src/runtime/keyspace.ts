@@ -45,16 +45,11 @@ export async function watchKeyspace(
   }
   const subscribers = servers.map((server) => {
     const { host, port, db = 0, username, password, tls } = server.options;
-    const subscriber = new Redis({
-      host,
-      port,
-      db,
-      username,
-      password,
-      tls,
-      connectionName: 'skyq-keyspace',
-      lazyConnect: false,
-    });
+    const own = { connectionName: 'skyq-keyspace', lazyConnect: false };
+    // A client of a Sentinel master has no fixed address: its copy asks the sentinels too.
+    const subscriber = server.options.sentinels
+      ? server.duplicate({ ...own, enableAutoPipelining: false })
+      : new Redis({ host, port, db, username, password, tls, ...own });
     subscriber.on('error', () => undefined); // ioredis reconnects and resubscribes by itself
     const prefix = `__keyspace@${db}__:`;
     subscriber.on('message', (channel: string, event: string) => {

@@ -1,10 +1,16 @@
 // Where running launchers publish their live figures, so `skyq stats` in any
 // process (or on any host) can show every launcher's actors. One string key
 // per launcher that expires unless refreshed, and a sorted set to find them.
+// A launcher that dies uncleanly never withdraws: every publisher prunes the
+// index of entries older than PRUNE_AFTER_MS, and the index itself expires that
+// long after the last publish, so it holds the launchers of the last minute or
+// so, not every one that ever died. (It holds no messages: an expiry is safe.)
 import type { RedisClient } from '../redis/connection.js';
 import type { LauncherStats } from './launcher-stats.js';
 
 const TTL_MS = 5000;
+/** Index entries older than this are launchers that stopped publishing. */
+const PRUNE_AFTER_MS = 10 * TTL_MS;
 
 const indexKey = (prefix: string) => `${prefix}:launchers`;
 const statsKey = (prefix: string, id: string) => `${prefix}:launcher:${id}`;
@@ -16,7 +22,13 @@ export async function publishStats(
 ): Promise<void> {
   // Bucket lists are for merging inside one launcher: the caller leaves them empty.
   await client.set(statsKey(prefix, stats.launcherId), JSON.stringify(stats), 'PX', TTL_MS);
-  await client.zadd(indexKey(prefix), Date.now(), stats.launcherId);
+  const index = indexKey(prefix);
+  const now = Date.now();
+  await Promise.all([
+    client.zadd(index, now, stats.launcherId),
+    client.zremrangebyscore(index, '-inf', now - PRUNE_AFTER_MS),
+    client.pexpire(index, PRUNE_AFTER_MS),
+  ]);
 }
 
 export async function withdrawStats(
@@ -30,7 +42,7 @@ export async function withdrawStats(
 
 /** Every launcher that published within the last few seconds. */
 export async function readAllStats(client: RedisClient, prefix: string): Promise<LauncherStats[]> {
-  await client.zremrangebyscore(indexKey(prefix), '-inf', Date.now() - 10 * TTL_MS);
+  await client.zremrangebyscore(indexKey(prefix), '-inf', Date.now() - PRUNE_AFTER_MS);
   const ids = await client.zrangebyscore(indexKey(prefix), Date.now() - TTL_MS, '+inf');
   const texts = await Promise.all(ids.map((id) => client.get(statsKey(prefix, id))));
   return texts

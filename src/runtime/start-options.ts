@@ -87,7 +87,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (options.connection) {
     throw errors.invalidOption(
       'connection',
-      'actors make their own connections: give redis or cluster',
+      'actors make their own connections: give redis, cluster or sentinel',
     );
   }
   const queue = queueOptionsOf(options);
@@ -156,12 +156,23 @@ function checkClock(value: unknown): () => number {
 
 /** The Queue options inside RuntimeOptions. */
 function queueOptionsOf(options: RuntimeOptions): QueueOptions {
-  const { redis, cluster, tls, prefix, groups, scoreUnit, maxBodyBytes, attempts, backoff } =
-    options;
+  const {
+    redis,
+    cluster,
+    sentinel,
+    tls,
+    prefix,
+    groups,
+    scoreUnit,
+    maxBodyBytes,
+    attempts,
+    backoff,
+  } = options;
   return Object.fromEntries(
     Object.entries({
       redis,
       cluster,
+      sentinel,
       tls,
       prefix,
       groups,

@@ -1,12 +1,16 @@
 // Dead letters: a page at a time (oldest first), with checkboxes; retry or purge the selected
-// ones or all of them (in the chosen group), each after a confirmation.
+// ones or all of them (in the chosen group), each after a confirmation. Pages go by cursor
+// (each page's `next`), so a deep page costs the server what the first one does; the view
+// keeps the cursors of the pages before, for going back.
 import { get, post } from './api.js';
 import { confirmAction, el, formatCount, formatTime, replaceChildren, toast } from './dom.js';
 
 const PAGE = 20;
 
 export class DeadLetterView {
-  #offset = 0;
+  /** where each page so far starts: '' for the first, then each page's next */
+  #starts = [''];
+  #next = null;
   #total = 0;
   /** row id → the id as the server wants it back (text, or { base64 } for binary ids) */
   #selected = new Map();
@@ -19,12 +23,12 @@ export class DeadLetterView {
     this.groupSelect = document.getElementById('dead-group');
     this.tbody = document.querySelector('#dead tbody');
     this.groupSelect.addEventListener('change', () => {
-      this.#offset = 0;
+      this.#starts = [''];
       this.#selected.clear();
       void this.load();
     });
-    document.getElementById('dead-prev').addEventListener('click', () => this.#move(-PAGE));
-    document.getElementById('dead-next').addEventListener('click', () => this.#move(PAGE));
+    document.getElementById('dead-prev').addEventListener('click', () => this.#move(-1));
+    document.getElementById('dead-next').addEventListener('click', () => this.#move(1));
     document.getElementById('dead-select-page').addEventListener('change', (event) => {
       for (const box of this.tbody.querySelectorAll('input[type=checkbox]')) {
         box.checked = event.currentTarget.checked;
@@ -61,25 +65,30 @@ export class DeadLetterView {
   }
 
   async #load() {
-    const params = new URLSearchParams({ offset: this.#offset, limit: PAGE });
+    const params = new URLSearchParams({ limit: PAGE });
+    const start = this.#starts.at(-1);
+    if (start) params.set('cursor', start);
     if (this.groupSelect.value !== '') params.set('group', this.groupSelect.value);
     const page = await get(`/api/dead?${params}`);
     this.#total = page.total;
-    if (page.letters.length === 0 && this.#offset > 0 && page.total > 0) {
-      this.#offset = Math.max(0, Math.floor((page.total - 1) / PAGE) * PAGE);
+    // The letters of this page went (retried, purged): back to the page before.
+    if (page.letters.length === 0 && this.#starts.length > 1) {
+      this.#starts.pop();
       return this.#load();
     }
+    this.#next = page.next;
     replaceChildren(
       this.tbody,
       page.letters.length === 0
         ? el('tr', {}, el('td', { colspan: 8, class: 'empty' }, 'no dead letters'))
         : page.letters.map((letter) => this.#row(letter)),
     );
-    const first = page.letters.length ? this.#offset + 1 : 0;
+    const before = (this.#starts.length - 1) * PAGE;
+    const first = page.letters.length ? before + 1 : 0;
     document.getElementById('dead-range').textContent =
-      `${formatCount(first)}–${formatCount(this.#offset + page.letters.length)} of ${formatCount(page.total)}`;
-    document.getElementById('dead-prev').disabled = this.#offset === 0;
-    document.getElementById('dead-next').disabled = this.#offset + PAGE >= page.total;
+      `${formatCount(first)}–${formatCount(before + page.letters.length)} of ${formatCount(page.total)}`;
+    document.getElementById('dead-prev').disabled = this.#starts.length === 1;
+    document.getElementById('dead-next').disabled = page.next === null;
     document.getElementById('dead-select-page').checked = false;
     this.#updateButtons();
   }
@@ -121,8 +130,10 @@ export class DeadLetterView {
     document.getElementById('dead-purge-selected').disabled = none;
   }
 
+  /** One page on (1) or back (-1). */
   #move(by) {
-    this.#offset = Math.max(0, this.#offset + by);
+    if (by > 0 && this.#next) this.#starts.push(this.#next);
+    if (by < 0 && this.#starts.length > 1) this.#starts.pop();
     void this.load();
   }
 

@@ -3,9 +3,10 @@
 // exact bytes (a record over 64 KiB goes to its own body key first, as any big
 // record does: spill.ts), so an operator can read, retry or purge it.
 import { isUtf8 } from 'node:buffer';
+import { keyOf } from '../../base/keys.js';
 import type { Queue } from '../queue.js';
 import { headerOf, recordOf } from '../record.js';
-import { SPILL_BYTES, spill, storeSpills } from '../spill.js';
+import { nextAttempt, SPILL_BYTES, spill, storeSpills } from '../spill.js';
 import type { HoldingRef } from './holding.js';
 
 export async function deadLetterOversize(
@@ -28,10 +29,12 @@ export async function deadLetterOversize(
   let stored: string | Buffer = record;
   let nonce = '';
   if (bytes > SPILL_BYTES) {
-    const spilled = spill(header, record, bytes);
-    await storeSpills(queue.client, config.prefix, ref.group, [spilled.spill]);
-    stored = spilled.stub;
-    nonce = spilled.spill.nonce;
+    const attempt = nextAttempt(spill(header, record, bytes).spill);
+    const spills = keyOf(config.prefix, ref.group, 'spills');
+    const now = await queue.clock(ref.group).now();
+    await storeSpills(queue.client, config.prefix, ref.group, spills, [attempt], now);
+    stored = attempt.stub;
+    nonce = attempt.nonce;
   }
   const added = await queue.run('intake-dead', ref.group, [id, stored, reason, bytes, nonce]);
   return added === 1;
