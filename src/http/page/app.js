@@ -14,7 +14,7 @@ import {
 } from './dom.js';
 import { JobView } from './job.js';
 import { schedulesTable } from './schedules.js';
-import { renderActors, renderGroups, renderNames } from './tables.js';
+import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
 const KEEP_MS = 10 * 60_000;
@@ -121,6 +121,7 @@ async function refresh() {
   );
   renderActors(document.querySelector('#actors tbody'), data.actors);
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
+  renderIntake(document.getElementById('intake'), data.intake ?? []);
   if (polls++ % 5 === 0) await schedules.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
