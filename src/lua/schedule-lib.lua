@@ -2,14 +2,14 @@
 -- schedule-*.lua (src/redis/scripts.ts). A schedule lives in one group's slot: its state
 -- and record template in the schedules hash, its next occurrence an ordinary message of
 -- the group, so one script call changes both.
--- Schedules hash (`{prefix:g}:schedules`, KEYS[21], see src/base/keys.ts), per schedule id:
+-- Schedules hash (`{prefix:g}:schedules`, KEYS[24], see src/base/keys.ts), per schedule id:
 --   s:<id> its state, JSON (src/queue/schedules/spec.ts ScheduleState): spec, digest,
 --     next (grid ms of the pending occurrence; absent when none), last, count
 --   h:<id> the occurrence record's head: header and name tag (src/queue/record.ts)
 --   t:<id> its tail: kind letter and body
 -- An occurrence's id is `schedule:<id>:<at ms>`; its record carries the tag
 -- `p<bytes>:<at ms>:<id>` between head and tail, which is how a consumer knows it.
-local schedulesKey = KEYS[21]
+local schedulesKey = KEYS[24]
 
 local function occurrenceId(id, at)
   return 'schedule:' .. id .. ':' .. string.format('%d', at)
