@@ -4,6 +4,8 @@
  * standalone server and on a 3-master cluster (where a list and its group live on different
  * nodes).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Launcher, Queue } from '../src/index.js';
@@ -167,7 +169,8 @@ describe.each([
     const good = `${prefix}:good`;
     await client.set(wrong, 'not a list');
     await client.lpush(good, 'fine');
-    launcher = await launch(prefix, [wrong, good]);
+    const logDir = tempDir();
+    launcher = await launch(prefix, [wrong, good], { logDir });
     await waitFor('the good item', async () =>
       (await readStarts(client)).length ? true : undefined,
     );
@@ -178,5 +181,13 @@ describe.each([
     expect(figures[0]?.error).toMatch(/WRONGTYPE/);
     expect(figures[0]?.length).toBeNull();
     expect(figures[1]).toMatchObject({ list: good, items: 1, error: null });
+    // Met every second (the blocking read, the length read), logged once a minute.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const lines = readFileSync(join(logDir, 'intake.log'), 'utf8').trim().split('\n');
+    const errors = lines
+      .map((line) => JSON.parse(line) as { list?: string; err: string })
+      .filter((l) => l.list === wrong);
+    expect(errors.length).toBe(1);
+    expect(errors[0]?.err).toMatch(/WRONGTYPE/);
   });
 });

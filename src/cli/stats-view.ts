@@ -92,6 +92,24 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
         ),
       );
     }
+    const intake = launcher.intake ?? [];
+    if (intake.length > 0) {
+      out.push(
+        table(
+          ['intake list', 'group', 'priority', 'length', 'moved', 'per s', 'error'],
+          intake.map((l) => [
+            printable(l.list),
+            l.group,
+            l.priority,
+            l.length ?? '-',
+            l.items,
+            l.rate,
+            printable(l.error ?? ''),
+          ]),
+          { leftAlignLast: true },
+        ),
+      );
+    }
   }
   return out.join('\n');
 }

@@ -56,6 +56,7 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
       launchers: [],
       actors: [],
       names: [],
+      intake: [],
       samples: [],
     });
   return json({
@@ -96,6 +97,10 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
       latest.launchers.map((launcher) => launcher.totals.names ?? []),
       false,
     ).map(({ name, done, failed, summary }) => ({ name, done, failed, p99: summary.p99 })),
+    // The intake lists each launcher moves into skyq (src/runtime/intake/).
+    intake: latest.launchers.flatMap((launcher) =>
+      (launcher.intake ?? []).map((figure) => ({ launcher: launcher.launcherId, ...figure })),
+    ),
     samples: history.since(since),
   });
 }

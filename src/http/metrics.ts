@@ -181,6 +181,25 @@ export class MetricsExporter {
       );
       this.registry.registerMetric(metric.asMetric());
     }
+    // The intake's lists (src/runtime/intake/): what it moved, and what waits in each.
+    this.#counter(
+      'skyq_intake_items_total',
+      'Items this launcher moved from the intake list into skyq (dead letters included).',
+      (set, input) => {
+        for (const figure of input.stats.intake ?? []) set({ list: figure.list }, figure.items);
+      },
+      ['list'],
+    );
+    this.#gauge(
+      'skyq_intake_list_length',
+      'Items waiting in the intake list (absent while it cannot be read).',
+      ['list'],
+      (set, input) => {
+        for (const figure of input.stats.intake ?? []) {
+          if (figure.length !== null) set({ list: figure.list }, figure.length);
+        }
+      },
+    );
     this.#gauge(
       'skyq_redis_evicting',
       'Per Redis server: 1 when its maxmemory-policy can delete queued messages (fix: CONFIG SET maxmemory-policy noeviction).',

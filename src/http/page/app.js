@@ -13,7 +13,7 @@ import {
   toast,
 } from './dom.js';
 import { JobView } from './job.js';
-import { renderActors, renderGroups, renderNames } from './tables.js';
+import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
 const KEEP_MS = 10 * 60_000;
@@ -115,6 +115,7 @@ async function refresh() {
   );
   renderActors(document.querySelector('#actors tbody'), data.actors);
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
+  renderIntake(document.getElementById('intake'), data.intake ?? []);
   drawCharts();
   deadLetters.setGroups(data.groups);
   const dead = sum(data.depths, (d) => d.dead);

@@ -134,3 +134,32 @@ export function renderNames(tbody, names) {
     },
   );
 }
+
+/** Per intake list of every launcher: its length, items moved and their rate. */
+export function renderIntake(section, lists) {
+  section.hidden = lists.length === 0;
+  syncRows(
+    section.querySelector('tbody'),
+    lists,
+    (l) => `${l.launcher}\n${l.list}`,
+    () =>
+      el(
+        'tr',
+        {},
+        el('td', { 'data-cell': 'list' }),
+        el('td', { 'data-cell': 'launcher' }),
+        ['group', 'priority', 'length', 'items', 'rate'].map((n) => cell(n)),
+        el('td', { 'data-cell': 'error' }),
+      ),
+    (row, l) => {
+      setCell(row, 'list', l.list);
+      setCell(row, 'launcher', l.launcher);
+      setCell(row, 'group', String(l.group));
+      setCell(row, 'priority', String(l.priority));
+      setCell(row, 'length', l.length === null ? '–' : formatCount(l.length));
+      setCell(row, 'items', formatCount(l.items));
+      setCell(row, 'rate', formatCount(l.rate));
+      setCell(row, 'error', l.error ?? '');
+    },
+  );
+}
