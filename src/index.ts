@@ -10,7 +10,7 @@ export type { IntakeListOption } from './queue/intake/spec.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
-export { Queue } from './queue/queue.js';
+export { Queue, type WaitResult } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';
 export type {
   ClusterNode,

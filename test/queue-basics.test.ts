@@ -227,7 +227,8 @@ describe('get and counts', () => {
     expect(await q.reschedule(deadId as string, { delay: 0 })).toBe(false);
     expect(await q.cancel('no-such-id')).toBe(false);
     expect(await q.ack([active])).toBe(1);
-    expect(await q.get(activeId as string)).toBeNull();
+    expect((await q.get(activeId as string))?.state).toBe('done'); // kept (keepDone)
+    expect(await q.cancel(activeId as string)).toBe(false);
     expect(await q.cancel(delayed)).toBe(true);
     expect(await q.get(delayed)).toBeNull();
   });

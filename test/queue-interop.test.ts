@@ -81,7 +81,9 @@ describe('raw members added by a redis.plain client', () => {
     });
     expect(await q.ack([m as Message])).toBe(1);
     expect(await total(q)).toBe(0);
-    expect(await recordsIn(redis.plain, keyOf('task_group', 3, 'msg'))).toBe(0);
+    // Kept in the history (keepDone) with its header-only record, the body being the member.
+    expect(await q.get('task:42:hello')).toMatchObject({ state: 'done', body: 'task:42:hello' });
+    expect(await recordsIn(redis.plain, keyOf('task_group', 3, 'msg'))).toBe(1);
   });
 
   it('retries and dead-letters a raw member like any other message', async () => {

@@ -161,6 +161,7 @@ describe('the rule', () => {
       'GT',
       'LT',
       'CH',
+      'MAXLEN',
     ]);
     const words = new Set<string>();
     for (const file of readdirSync(luaDir).filter((f) => f.endsWith('.lua'))) {

@@ -9,7 +9,7 @@ const loaded = new Map<string, Promise<Handler>>();
 
 const never = new AbortController().signal;
 
-/** Runs a batch of jobs at once; what each threw travels back as its name and message. */
+/** Runs a batch of jobs at once; what each returned or threw (its name and message) travels back. */
 export default async function runJobs(task: {
   handler: string;
   jobs: [job: Message, lateMs: number][];
@@ -23,8 +23,9 @@ export default async function runJobs(task: {
   return Promise.all(
     task.jobs.map(async ([job, lateMs]): Promise<PoolOutcome> => {
       try {
-        await run(job, { signal: never, lateMs });
-        return null;
+        const result = await run(job, { signal: never, lateMs });
+        // Structured clone carries JSON values, strings and Buffers (as Uint8Array) back.
+        return result === undefined ? null : { result };
       } catch (error) {
         if (error instanceof Error) {
           // The code travels too: a job no command handles is dead-lettered, not retried.

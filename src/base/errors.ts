@@ -16,7 +16,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_AUTH'
   | 'ERR_SKYQ_EVICTION'
   | 'ERR_SKYQ_FORMAT'
-  | 'ERR_SKYQ_NO_HANDLER';
+  | 'ERR_SKYQ_NO_HANDLER'
+  | 'ERR_SKYQ_NOT_FOUND';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -82,6 +83,12 @@ export const errors = {
     new SkyqError('ERR_SKYQ_ACTOR', problem, undefined, cause),
   timeout: (what: string, ms: number) =>
     new SkyqError('ERR_SKYQ_TIMEOUT', `${what} did not answer within ${ms} ms`),
+  /** queue.waitFor gave up */
+  waitTimeout: (id: string, ms: number) =>
+    new SkyqError('ERR_SKYQ_TIMEOUT', `waitFor ${id}: the job did not finish within ${ms} ms`),
+  /** an id that is not (or no longer) anywhere */
+  notFound: (id: string, what: string) =>
+    new SkyqError('ERR_SKYQ_NOT_FOUND', `no message ${id} (${what})`),
   /** `where` is already redacted (see redact.ts); `reason` is short and readable */
   unreachable: (where: string, reason: string, cause?: unknown) =>
     new SkyqError(

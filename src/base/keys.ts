@@ -23,6 +23,9 @@ export const KEY_NAMES = [
   'claimed', // hash claim id → the batch it leased, until its reply arrived (see claim.lua)
   'renamed', // hash generated id → the id add.lua gave its message instead (the id was taken), and '>' .. that id → the first: a retried add finds its message
   'spills', // zset nonce → when written (ms): spilled body keys no add has kept yet (spill.ts)
+  'done', // zset id → when it finished (ms): the kept history, oldest first (lua/history.lua)
+  'hist', // hash id → the finished job: attempts, due, duration, result (lua/history.lua)
+  'fin', // stream, one entry per call that finished jobs: id → done | dead (for waitFor)
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

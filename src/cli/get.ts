@@ -26,7 +26,9 @@ export function registerGet(program: Command): void {
           flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
         const info = await queue.get(id, options);
         if (info === null) {
-          console.error(`skyq: no message ${id} (never added, or done, cancelled or purged)`);
+          console.error(
+            `skyq: no message ${id} (never added, cancelled or purged, or done and no longer kept)`,
+          );
           process.exitCode = 1;
           return;
         }
@@ -62,6 +64,23 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
+  if (info.name !== undefined) rows.splice(3, 0, ['name', printable(info.name)]);
+  if (info.state === 'done') rows.push(...doneRows(info, now));
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+}
+
+/** A kept job: when it finished, how long it ran, and what it returned. */
+function doneRows(info: MessageInfo, now: number): [string, string][] {
+  const result =
+    info.resultKept === 'truncated'
+      ? `(not kept: ${info.resultBytes} bytes, over the limit)`
+      : info.resultKept === 'value'
+        ? preview(info.result, BODY_PREVIEW)
+        : '-';
+  return [
+    ['finished', info.finishedAt === undefined ? '-' : whenText(info.finishedAt, now)],
+    ['duration', `${info.durationMs ?? 0} ms`],
+    ['result', result],
+  ];
 }

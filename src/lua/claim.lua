@@ -16,7 +16,8 @@
 --   (its reply was lost: ioredis resends unanswered commands, and a client
 --   retries a failed poll under the same id) answers with what it leased.
 -- ARGV[9] claim ids whose replies the client got, comma-separated ('' none)
--- ARGV[10..] acks: token, count, ids..., token, count, ids...
+-- ARGV[10..] acks: the retention, then the leases acked and their results
+--   (history.lua ackLeased)
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
 --   then id, record, failedAttempts, dueMs for each leased message }
 -- nextDueMs: now when due messages are left; else the next due time or lease
@@ -29,10 +30,7 @@ local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes o
 local now = nowMs()
 sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)
 
-local acked, stale = 0, {}
-if #ARGV >= 10 then
-  acked, stale = ackLeased(10)
-end
+local acked, stale = ackLeased(10)
 local function reply(nextDue, paused, token, leased)
   local out = { now, nextDue, acked, paused, token, #stale }
   for i = 1, #stale do
@@ -292,6 +290,7 @@ if taken > 0 then
     bulk('ZADD', deadKey, dead)
     bulk('HSET', reasonKey, reasons)
     bulk('HDEL', dueKey, deadIds)
+    announce(deadIds, 'dead')
   end
 end
 

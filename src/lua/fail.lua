@@ -32,6 +32,7 @@ if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
   end
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
+  announce({ id }, 'dead')
   return 'dead'
 end
 local backoff = tonumber(delay)

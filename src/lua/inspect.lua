@@ -1,8 +1,12 @@
 -- inspect.lua (read only): where one message stands.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit; ARGV[2] id
--- Returns { state, record, failedAttempts, lastError, deadReason, dueMs, stateScore }
--- with state one of delayed, ready, active, dead, or false when unknown.
+-- ARGV[3] kept history's age limit in ms (0 none): an older entry the trimming
+--   has not reached yet is shown as gone
+-- Returns { state, record, failedAttempts, lastError, deadReason, dueMs,
+--   stateScore, priority, history entry } with state one of delayed, ready,
+--   active, dead, done (stateScore: when it finished; history.lua says what the
+--   entry holds), or false when unknown.
 local unit = tonumber(ARGV[1])
 local id = ARGV[2]
 local state, dueMs, score = false, false, false
@@ -19,8 +23,22 @@ elseif due then
   state, dueMs = 'ready', tonumber(due)
 else
   local died = redis.call('ZSCORE', deadKey, id)
+  local finished = not died and redis.call('ZSCORE', doneKey, id)
+  local ageMs = tonumber(ARGV[3]) or 0
   if died then
     state, score = 'dead', died
+  elseif finished and (ageMs == 0 or tonumber(finished) >= nowMs() - ageMs) then
+    return {
+      'done',
+      redis.call('HGET', msgKey, id) or false,
+      '0',
+      false,
+      false,
+      false,
+      finished,
+      false, -- the record's priority
+      redis.call('HGET', histKey, id) or false,
+    }
   end
 end
 if not state then

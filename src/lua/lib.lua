@@ -24,6 +24,7 @@ local msgKey, dueKey, priKey, attKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
+local doneKey, histKey, finKey = KEYS[21], KEYS[22], KEYS[23]
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
@@ -296,13 +297,15 @@ local function forget(ids)
   end
 end
 
--- Leases named from ARGV[first]: groups of token, count, ids. Returns the ids
--- whose lease that token still holds, the stale rest, and (when `withDues`)
--- the held ones' due ms.
-local function leasedBy(first, withDues)
-  local held, dues, stale = {}, {}, {}
-  local i = first
-  while i <= #ARGV do
+-- Leases named from ARGV[first..last] (last: the end of ARGV when nil): groups
+-- of token, count, ids. Returns the ids whose lease that token still holds, the
+-- stale rest, (when `withDues`) the held ones' due ms, and the held ones'
+-- positions among all the ids named (history.lua pairs each with its result).
+local function leasedBy(first, withDues, last)
+  local held, dues, stale, positions = {}, {}, {}, {}
+  local i, position = first, 0
+  last = last or #ARGV
+  while i <= last do
     local suffix, count = '/' .. ARGV[i], tonumber(ARGV[i + 1])
     local ids = {}
     for j = i + 2, i + 1 + count do
@@ -312,9 +315,11 @@ local function leasedBy(first, withDues)
     local values = bulkRead('HMGET', dueKey, ids)
     for j = 1, #ids do
       local value = values[j]
+      position = position + 1
       -- The value ends with '/' .. token: a plain find from there makes no substring.
       if value and string.find(value, suffix, #value - #suffix + 1, true) then
         held[#held + 1] = ids[j]
+        positions[#positions + 1] = position
         if withDues then
           dues[#dues + 1] = dueOf(value)
         end
@@ -323,17 +328,7 @@ local function leasedBy(first, withDues)
       end
     end
   end
-  return held, stale, dues
-end
-
--- Ack: forget the messages whose lease the caller still holds.
-local function ackLeased(first)
-  local held, stale = leasedBy(first, false)
-  if #held > 0 then
-    bulk('ZREM', activeKey, held)
-    forget(held)
-  end
-  return #held, stale
+  return held, stale, dues, positions
 end
 
 -- Dead letters named by a call: ARGV[1] '*' for the oldest ARGV[2], or 'ids' with ARGV[2..].

@@ -1,6 +1,12 @@
 // Queue-wide settings, checked once when a Queue is made.
 import { errors } from '../base/errors.js';
 import { type ConnectionOptions, withoutConnectionOptions } from '../redis/connection.js';
+import {
+  checkKeepDone,
+  DEFAULT_RESULT_MAX_BYTES,
+  type KeepDoneOption,
+  type Retention,
+} from './history/retention.js';
 import { checkBackoff, checkInteger, checkObject, rejectUnknown } from './options.js';
 
 function checkBoolean(field: string, value: unknown): boolean {
@@ -28,6 +34,10 @@ export interface QueueOptions extends ConnectionOptions {
   backoff?: Backoff;
   /** the connection's name in CLIENT LIST (default skyq) */
   connectionName?: string;
+  /** finished jobs kept per group, with results (default 1,000 for 1 hour; false: none) */
+  keepDone?: KeepDoneOption;
+  /** largest result kept; bigger ones are recorded as truncated, with their size (64 KiB) */
+  resultMaxBytes?: number;
   /** warn (once per server) when Redis's maxmemory-policy can delete messages (default true) */
   warnEviction?: boolean;
 }
@@ -40,6 +50,9 @@ export interface QueueConfig {
   maxBodyBytes: number;
   attempts: number;
   backoff: Backoff;
+  /** null: finished jobs are forgotten at once */
+  keepDone: Retention | null;
+  resultMaxBytes: number;
   warnEviction: boolean;
 }
 
@@ -52,6 +65,8 @@ export function queueConfig(options: unknown): QueueConfig {
     attempts = 3,
     backoff = { type: 'exponential', delay: 1000 },
     connectionName: _connectionName,
+    keepDone,
+    resultMaxBytes = DEFAULT_RESULT_MAX_BYTES,
     warnEviction = true,
     ...rest
   } = checkObject('options', options);
@@ -74,6 +89,8 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes: checkInteger('maxBodyBytes', maxBodyBytes, 1, 512 * 1024 * 1024),
     attempts: checkInteger('attempts', attempts, 1, 1000),
     backoff: checkBackoff('backoff', backoff),
+    keepDone: checkKeepDone(keepDone),
+    resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
     warnEviction: checkBoolean('warnEviction', warnEviction),
   };
 }

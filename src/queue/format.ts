@@ -12,9 +12,13 @@
 //     key never has an expiry: bodies no add kept yet are listed in `{<prefix>:<g>}:spills`;
 //     `{<prefix>:<g>}:renamed` remembers generated ids add.lua had to rename. Format-2
 //     stubs (a bare nonce, the key made permanent by their add) read as before.
+//   4 finished jobs are kept (src/queue/history/, lua/history.lua): their records stay in the
+//     msg hash, listed in `{<prefix>:<g>}:done` with `:hist` entries, trimmed only by code that
+//     knows them; `{<prefix>:<g>}:fin` tells waiters who finished. Older code would leave kept
+//     records behind for good, so it must refuse this data
 import { errors } from '../base/errors.js';
 
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 export const formatKey = (prefix: string): string => `${prefix}:format`;
 

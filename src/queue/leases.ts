@@ -6,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { errors } from '../base/errors.js';
 import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
+import { encodeResult } from './history/result.js';
+import { retentionArg } from './history/retention.js';
 import {
+  ackArgs,
   leaseArgs,
   type Message,
   keyOf as messageKey,
@@ -80,7 +83,7 @@ export class Leases {
     const received = this.#received.get(group) ?? [];
     this.#received.delete(group);
     args.push(claimId, received.join(','));
-    for (const arg of leaseArgs(acks)) args.push(arg);
+    for (const arg of this.#ackArgs(acks)) args.push(arg);
     let reply: unknown[];
     try {
       reply = (await this.#runBuffer('claim', group, args)) as unknown[];
@@ -110,9 +113,16 @@ export class Leases {
   async ack(messages: readonly Message[]): Promise<number> {
     let acked = 0;
     for (const [group, list] of this.#byGroup(messages)) {
-      acked += ((await this.#run('ack', group, leaseArgs(list))) as number[])[0] as number;
+      acked += ((await this.#run('ack', group, this.#ackArgs(list))) as number[])[0] as number;
     }
     return acked;
+  }
+
+  #ackArgs(messages: readonly Message[]): (string | Buffer)[] {
+    const { keepDone, resultMaxBytes } = this.#config;
+    return ackArgs(messages, retentionArg(keepDone), (message) =>
+      encodeResult(message.result, message.durationMs ?? 0, resultMaxBytes),
+    );
   }
 
   /** `mode` 'dead': dead-letter at once, with `text` as the reason. */

@@ -1,7 +1,18 @@
 // What get() tells about one message, from an inspect.lua reply.
-import { type Body, type DecodedRecord, decodeRecord, type ScheduleTag, textOf } from './record.js';
+import { decodeEntry } from './history/entry.js';
+import type { JobResult } from './history/result.js';
+import {
+  type Body,
+  type DecodedRecord,
+  decodeRecord,
+  headerBars,
+  readTags,
+  type ScheduleTag,
+  textOf,
+} from './record.js';
+import { nonceOf } from './spill.js';
 
-export type MessageState = 'delayed' | 'ready' | 'active' | 'dead';
+export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
 
 export interface MessageInfo {
   id: string;
@@ -20,6 +31,33 @@ export interface MessageInfo {
   enqueuedAt: number | null;
   lastError: string | null;
   deadReason: string | null;
+  /** done: when it finished (epoch ms, Redis clock) */
+  finishedAt?: number;
+  /** done: how long its handler ran, in ms */
+  durationMs?: number;
+  /** done: what the handler returned (undefined when nothing, or when it was not kept whole) */
+  result?: Body | undefined;
+  /** done: how the result was kept: none, the value, truncated (its size) or not serialisable */
+  resultKept?: JobResult['kind'];
+  /** done, with a result over the limit: its size in bytes */
+  resultBytes?: number;
+  /** done: false when its body (over 64 KiB) was not kept; body is then null */
+  bodyKept?: false;
+}
+
+/** The header (and tags) of a stub whose body key is gone, as a record of its own. */
+function keptHeader(record: Buffer | null): DecodedRecord | null {
+  const last = record ? headerBars(record)[3] : undefined;
+  if (!record || last === undefined || !nonceOf(record)) return null;
+  const kindAt = readTags(record, last + 1).kindAt;
+  try {
+    return decodeRecord(
+      Buffer.from(''),
+      Buffer.concat([record.subarray(0, kindAt), Buffer.from('s')]),
+    );
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -32,7 +70,7 @@ export function messageInfo(
   reply: (Buffer | number | null)[],
   rawHeader: string,
 ): MessageInfo {
-  const [state, record, failed, lastError, deadReason, dueMs, , priority] = reply;
+  const [state, record, failed, lastError, deadReason, dueMs, score, priority, entry] = reply;
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
   const raw = Buffer.from(`${rawHeader}r`);
@@ -40,10 +78,13 @@ export function messageInfo(
   try {
     decoded = decodeRecord(id, (record as Buffer | null) ?? raw);
   } catch {
+    const kept = String(state) === 'done' && keptHeader(record as Buffer | null);
+    // A done job whose spilled body was not kept (history.lua): its header still tells.
+    if (kept) decoded = { ...kept, body: null };
     // Show what is stored rather than hide the message.
-    decoded = { ...decodeRecord(id, raw), body: String(record) };
+    else decoded = { ...decodeRecord(id, raw), body: String(record) };
   }
-  return {
+  const info: MessageInfo = {
     id: textOf(id),
     group,
     state: String(state) as MessageState,
@@ -58,4 +99,19 @@ export function messageInfo(
     lastError: text(lastError),
     deadReason: text(deadReason),
   };
+  if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
+    info.bodyKept = false;
+  }
+  if (String(state) === 'done' && Buffer.isBuffer(entry)) {
+    const kept = decodeEntry(entry);
+    info.attempts = kept.attempts;
+    info.dueAt = kept.dueAt;
+    info.finishedAt = Number(text(score));
+    info.durationMs = kept.durationMs;
+    info.resultKept = kept.result.kind;
+    if (kept.result.kind === 'value') info.result = kept.result.value;
+    if (kept.result.kind === 'truncated') info.resultBytes = kept.result.bytes;
+    if (kept.result.kind === 'unserialisable') info.lastError = kept.result.reason;
+  }
+  return info;
 }

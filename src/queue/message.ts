@@ -24,6 +24,10 @@ export interface Message<T extends Body = Body> {
   readonly token: string;
   /** the id's exact bytes when they are not valid UTF-8 (raw members other programs added) */
   readonly idBytes?: Buffer;
+  /** set by the consumer before ack: kept as the job's result while its history is (keepDone) */
+  result?: unknown;
+  /** set by the consumer before ack: how long the handler ran, in ms */
+  durationMs?: number;
 }
 
 export interface PollResult {
@@ -80,6 +84,8 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
       schedule: undefined,
       token,
       idBytes: utf8 ? undefined : Buffer.from(raw),
+      result: undefined,
+      durationMs: undefined,
     };
     try {
       const record = decodeRecord(raw, flat[i + 1] as Buffer);
@@ -97,18 +103,45 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
   return result;
 }
 
+/** The messages by lease token, in the order the lease scripts name them. */
+function byToken<T extends Pick<Message, 'token'>>(messages: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const message of messages) {
+    const list = out.get(message.token);
+    if (list) list.push(message);
+    else out.set(message.token, [message]);
+  }
+  return out;
+}
+
 /** ARGV for the lease scripts: token, count, ids... for each token among the messages. */
 export function leaseArgs(messages: readonly Message[]): (string | Buffer)[] {
-  const byToken = new Map<string, (string | Buffer)[]>();
-  for (const message of messages) {
-    const ids = byToken.get(message.token);
-    if (ids) ids.push(keyOf(message));
-    else byToken.set(message.token, [keyOf(message)]);
-  }
   const args: (string | Buffer)[] = [];
-  for (const [token, ids] of byToken) {
-    args.push(token, String(ids.length));
-    for (const id of ids) args.push(id);
+  for (const [token, list] of byToken(messages)) {
+    args.push(token, String(list.length));
+    for (const message of list) args.push(keyOf(message));
   }
   return args;
+}
+
+/**
+ * ARGV for an ack (lua/history.lua ackLeased): the retention, how many lease arguments follow,
+ * the leases, then when kept each one's result (`result(message)`), in the order named.
+ */
+export function ackArgs(
+  messages: readonly Message[],
+  retention: string,
+  result: (message: Message) => string | Buffer,
+): (string | Buffer)[] {
+  const groups = byToken(messages);
+  const leases: (string | Buffer)[] = [];
+  const results: (string | Buffer)[] = [];
+  for (const [token, list] of groups) {
+    leases.push(token, String(list.length));
+    for (const message of list) {
+      leases.push(keyOf(message));
+      if (retention !== '') results.push(result(message));
+    }
+  }
+  return [retention, String(leases.length), ...leases, ...results];
 }

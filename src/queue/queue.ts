@@ -14,11 +14,12 @@ import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
 import { warnIfEvicting } from './eviction-warning.js';
 import { ensureFormat } from './format.js';
+import { type Ending, Waiters } from './history/waiters.js';
 import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
-import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
+import { checkDuration, checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
@@ -37,6 +38,11 @@ export interface GroupCounts {
 
 type Args = (string | number | Buffer)[];
 
+/** How a job waited for ended: its result, or the error it died of. */
+export type WaitResult =
+  | { state: 'done'; result: Body | undefined }
+  | { state: 'dead'; error: string | null };
+
 export class Queue {
   readonly config: QueueConfig;
   readonly client: RedisClient;
@@ -53,6 +59,7 @@ export class Queue {
     unspill(this.client, this.config.prefix, group, records, at, step);
   #roundRobin: number;
   #closed = false;
+  #waiters: Waiters | undefined;
   /** the eviction policy is read once, after the first command (see eviction-warning.ts) */
   #policyRead = false;
 
@@ -185,17 +192,56 @@ export class Queue {
   async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo | null> {
     let found: MessageInfo | null = null;
     await this.#onFirstGroup(id, options, async (group, key) => {
-      const reply = (await this.#runBuffer('inspect', group, [this.config.unitMs, key])) as (
-        | Buffer
-        | number
-        | null
-      )[];
+      const ageMs = this.config.keepDone?.ageMs ?? 0;
+      const args = [this.config.unitMs, key, ageMs];
+      const reply = (await this.#runBuffer('inspect', group, args)) as (Buffer | number | null)[];
       if (!reply[0]) return false;
       await this.#unspill(group, reply, 1, reply.length);
       found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
       return true;
     });
     return found;
+  }
+
+  /**
+   * Resolves when the job is done (with its result) or dead (with its error), whether that
+   * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
+   * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
+   * kept). However many wait, a Queue has one reader per group waited on, and none polls.
+   */
+  async waitFor(
+    id: string,
+    options: { timeoutMs?: number; group?: number } = {},
+  ): Promise<WaitResult> {
+    const { timeoutMs = 30_000, group, ...rest } = checkObject('options', options);
+    rejectUnknown('', rest);
+    const ms = checkDuration('timeoutMs', timeoutMs);
+    const first = await this.get(id, group === undefined ? {} : { group: group as number });
+    if (!first) throw errors.notFound(id, 'never added, cancelled, or finished and not kept');
+    let info: MessageInfo | null = first;
+    if (first.state !== 'done' && first.state !== 'dead') {
+      this.#waiters ??= new Waiters(this.client, this.config.prefix, (job, g) =>
+        this.#ending(job, g),
+      );
+      const ending = await this.#waiters.wait(id, first.group, ms);
+      if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
+      info = await this.get(id, { group: first.group });
+      // Finished and not kept (keepDone: false): the stream said how, the rest is gone.
+      if (!info || (info.state !== 'done' && info.state !== 'dead')) {
+        return ending === 'done'
+          ? { state: 'done', result: undefined }
+          : { state: 'dead', error: null };
+      }
+    }
+    return info.state === 'done'
+      ? { state: 'done', result: info.result }
+      : { state: 'dead', error: info.lastError ?? info.deadReason };
+  }
+
+  async #ending(id: string, group: number): Promise<Ending | 'gone' | null> {
+    const info = await this.get(id, { group });
+    if (!info) return 'gone';
+    return info.state === 'done' || info.state === 'dead' ? info.state : null;
   }
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
@@ -316,6 +362,7 @@ export class Queue {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#waiters?.close();
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 

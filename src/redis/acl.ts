@@ -34,6 +34,8 @@ export const CLIENT_COMMANDS = [
   'cluster|slots', // Redis Cluster: the slot map
   'cluster|info', // Redis Cluster: ready check
   'asking', // Redis Cluster: slot migration redirects
+  'xread', // waitFor: reads {prefix:g}:fin
+  'xrevrange', // waitFor: where {prefix:g}:fin ends
   'llen', // an intake's source lists (src/runtime/intake/)
   'lmove', // intake: source list → the launcher's holding list
   'blmove', // intake: the same, blocking while the list is empty
@@ -71,6 +73,7 @@ export const SCRIPT_COMMANDS = [
   'zrangebyscore',
   'zrem',
   'zscore',
+  'xadd', // the fin stream: jobs that ended, for waitFor
   'ltrim', // intake-commit.lua
   'rename', // intake-adopt.lua
   'pexpire',

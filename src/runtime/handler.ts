@@ -67,8 +67,14 @@ export function defaultHandler(log: Logger): Handler {
   };
 }
 
-/** How a job ended on the pool: null when it resolved, else what it threw (and its code). */
-export type PoolOutcome = null | { name: string; message: string; code?: string };
+/**
+ * How a job ended on the pool: null when it resolved to nothing, its result, or what it threw
+ * (and its code).
+ */
+export type PoolOutcome =
+  | null
+  | { result: unknown }
+  | { name: string; message: string; code?: string };
 
 /**
  * The pool runs the user's module on piscina threads; they get the job and how late it
@@ -105,13 +111,14 @@ export function poolHandler(pool: PoolApi): Handler {
     }
   };
   return (job: Message, { lateMs }: JobContext) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<unknown>((resolve, reject) => {
       if (waiting.length === 0) setImmediate(flush);
       waiting.push({
         job: [job, lateMs],
         settle: (outcome) => {
-          if (outcome === null) resolve();
+          if (outcome === null) resolve(undefined);
           else if (outcome instanceof Error) reject(outcome);
+          else if ('result' in outcome) resolve(resultFromPool(outcome.result));
           else {
             const { name, code } = outcome;
             reject(Object.assign(new Error(outcome.message), code ? { name, code } : { name }));
@@ -119,4 +126,11 @@ export function poolHandler(pool: PoolApi): Handler {
         },
       });
     });
+}
+
+/** A Buffer a pool thread returned arrives as a plain Uint8Array: bytes again. */
+function resultFromPool(result: unknown): unknown {
+  return result instanceof Uint8Array && !Buffer.isBuffer(result)
+    ? Buffer.from(result.buffer, result.byteOffset, result.length)
+    : result;
 }

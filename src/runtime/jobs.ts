@@ -128,27 +128,34 @@ export class Jobs {
       return;
     }
     if (!isThenable(result)) {
-      this.#settled(entry, undefined, false);
+      this.#settled(entry, result, false);
       return;
     }
     result.then(
-      () => this.#settled(entry, undefined, false),
+      (value: unknown) => this.#settled(entry, value, false),
       (error: unknown) => this.#settled(entry, error, true),
     );
   }
 
-  #settled(entry: Entry, error: unknown, failed: boolean): void {
+  /** `outcome`: what the handler returned (its result), or what it threw when `failed`. */
+  #settled(entry: Entry, outcome: unknown, failed: boolean): void {
     const { stats, log } = this.#parts;
-    const ms = performance.now() - entry.startedAt;
-    stats.handler.record(ms);
-    if (entry.message.name !== undefined) stats.names.record(entry.message.name, ms, failed);
+    const durationMs = performance.now() - entry.startedAt;
+    stats.handler.record(durationMs);
+    if (entry.message.name !== undefined) {
+      stats.names.record(entry.message.name, durationMs, failed);
+    }
     // Timed out or handed back already: that outcome stands.
     if (!this.#inFlight.delete(entry.message)) return;
+    const error = outcome;
     if (!failed) {
+      // Kept in the job's history with the ack (see queue/history).
+      entry.message.result = outcome;
+      entry.message.durationMs = durationMs;
       stats.add('done');
       this.#finished.push(entry.message);
       if (log.isLevelEnabled('debug'))
-        log.debug({ event: 'done', job: entry.message.id, ms: Math.round(ms) }, 'done');
+        log.debug({ event: 'done', job: entry.message.id, ms: Math.round(durationMs) }, 'done');
     } else if (entry.controller?.signal.aborted && this.#draining) {
       this.#handBack.push(entry.message); // it stopped because we asked it to
     } else {

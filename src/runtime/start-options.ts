@@ -167,6 +167,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     maxBodyBytes,
     attempts,
     backoff,
+    keepDone,
+    resultMaxBytes,
   } = options;
   return Object.fromEntries(
     Object.entries({
@@ -180,6 +182,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       maxBodyBytes,
       attempts,
       backoff,
+      keepDone,
+      resultMaxBytes,
     }).filter(([, v]) => v !== undefined),
   );
 }

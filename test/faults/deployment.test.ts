@@ -148,7 +148,8 @@ describe('a launcher whose clock is 10 s behind Redis', () => {
         options: { runAt: now + 1000 + (i % 100) * 10 },
       }));
       const ids = await queue.addBulk(items);
-      ids.forEach((id, i) => dueById.set(hexOf(id), items[i]?.options.runAt as number));
+      for (const [i, id] of ids.entries())
+        dueById.set(hexOf(id), items[i]?.options.runAt as number);
       const { finishes, result } = await expectNoneLost(
         servers.record,
         [...dueById.keys()],

@@ -47,10 +47,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Script names by the SHA1 ioredis runs them under (lib.lua, then the script). */
+/** Script names by the SHA1 ioredis runs them under (lib.lua, history.lua, then the script). */
 function scriptNames(): Map<string, string> {
   const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-  const lib = read('lib');
+  const lib = `${read('lib')}\n${read('history')}`;
   return new Map(
     SCRIPT_NAMES.map((name) => [
       createHash('sha1')

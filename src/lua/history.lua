@@ -1,0 +1,141 @@
+-- history.lua: finished jobs kept for a while, with their results. The loader
+-- puts this text after lib.lua, in front of each script.
+--
+-- A kept job keeps its record where it was in the msg hash (no body is copied;
+-- a spilled body over 64 KiB is not kept, see forgetState), and gains:
+--   done: zset id → when it finished (ms, Redis clock), oldest first
+--   hist: hash id → "<attempts>|<due ms>|<duration ms>|<kind><result>"
+--     kind: u none, s string, j JSON, b bytes, t truncated (then its size in bytes)
+-- Trimming removes at most a batch plus TRIM_SLACK entries a call, from the
+-- oldest: by count beyond the limit and by age; no call walks the history.
+-- An entry whose id was added again (pending or dead now) loses its history
+-- entry but keeps its record, which belongs to the new message.
+
+local TRIM_SLACK = 10
+-- Entries the fin stream keeps (about: MAXLEN ~): each is one call's finished jobs.
+local FINISHED_ENTRIES = 1000
+
+-- Tell waiters (queue.waitFor) these jobs ended: one stream entry per call,
+-- id → state, so a reader that was away resumes from the last entry it saw.
+local function announce(ids, state)
+  local fields = {}
+  for i = 1, #ids do
+    fields[#fields + 1] = ids[i]
+    fields[#fields + 1] = state
+  end
+  for i = 1, #fields, CHUNK do
+    redis.call('XADD', finKey, 'MAXLEN', '~', FINISHED_ENTRIES, '*',
+      unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
+  end
+end
+local NOTHING_KEPT = { count = 0, ageMs = 0 }
+
+-- Retention from an argument: "<count>:<age ms>", or '' when nothing is kept.
+local function retentionOf(spec)
+  if spec == nil or spec == '' then
+    return nil
+  end
+  local count, age = string.match(spec, '^(%d+):(%d+)$')
+  if tonumber(count) == 0 then
+    return nil
+  end
+  return { count = tonumber(count), ageMs = tonumber(age) }
+end
+
+-- Forget the lease state of finished messages, keeping their records. Bodies
+-- over 64 KiB (spilled to keys of their own) are not kept: 1,000 of 1 MiB
+-- would be a GiB a group. Their stub stays, so get() can say so. Sizes in the
+-- big hash go too: claims size their reads by them, and a kept job is not read.
+local function forgetState(ids)
+  if redis.call('EXISTS', bigKey) == 1 then
+    local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
+    for i = 1, #ids do
+      local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
+      if nonce then
+        bodies[#bodies + 1] = bodyKey(nonce)
+      end
+    end
+    for i = 1, #bodies, CHUNK do
+      redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
+    end
+    bulk('HDEL', bigKey, ids)
+  end
+  bulk('HDEL', dueKey, ids)
+  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
+    if redis.call('EXISTS', key) == 1 then
+      bulk('HDEL', key, ids)
+    end
+  end
+end
+
+-- Drop the oldest entries past the count or the age: at most `budget` of them.
+local function trimHistory(retention, now, budget)
+  local excess = redis.call('ZCARD', doneKey) - retention.count
+  local aged = 0
+  if retention.ageMs > 0 then
+    aged = redis.call('ZCOUNT', doneKey, '-inf', '(' .. (now - retention.ageMs))
+  end
+  local n = math.min(budget, math.max(excess, aged))
+  if n <= 0 then
+    return 0
+  end
+  local old = redis.call('ZRANGE', doneKey, 0, n - 1)
+  bulk('ZREM', doneKey, old)
+  bulk('HDEL', histKey, old)
+  -- Records of ids that are pending again (added anew) or dead belong to that message.
+  local delayed = bulkRead('ZMSCORE', delayedKey, old)
+  local live = bulkRead('HMGET', dueKey, old)
+  local dead = bulkRead('ZMSCORE', deadKey, old)
+  local gone = {}
+  for i = 1, #old do
+    if not (delayed[i] or live[i] or dead[i]) then
+      gone[#gone + 1] = old[i]
+    end
+  end
+  if #gone > 0 then
+    forget(gone)
+  end
+  return #old
+end
+
+-- Ack: finish the messages whose lease the caller still holds. ARGV[first] is
+-- the retention ('' keeps nothing), ARGV[first + 1] how many lease arguments
+-- follow (token, count, ids...), then, when kept, one result per id named:
+-- "<duration ms>|<kind><result>".
+local function ackLeased(first)
+  local retention = retentionOf(ARGV[first])
+  local leaseEnd = first + 1 + tonumber(ARGV[first + 1])
+  local held, stale, dues, positions = leasedBy(first + 2, retention ~= nil, leaseEnd)
+  local now = nowMs()
+  if #held > 0 then
+    bulk('ZREM', activeKey, held)
+    announce(held, 'done')
+  end
+  if not retention then
+    if #held > 0 then
+      forget(held)
+    end
+    -- Kept before, by a launcher that kept them: let them go, a few a call.
+    trimHistory(NOTHING_KEPT, now, #held + TRIM_SLACK)
+    return #held, stale
+  end
+  if #held > 0 then
+    local atts = {}
+    if redis.call('EXISTS', attKey) == 1 then
+      atts = bulkRead('HMGET', attKey, held)
+    end
+    local entries, finished = {}, {}
+    for i = 1, #held do
+      entries[#entries + 1] = held[i]
+      entries[#entries + 1] = ((tonumber(atts[i]) or 0) + 1) .. '|' .. dues[i] .. '|'
+        .. (ARGV[leaseEnd + positions[i]] or '0|u')
+      finished[#finished + 1] = now
+      finished[#finished + 1] = held[i]
+    end
+    forgetState(held)
+    fill(histKey, entries)
+    bulk('ZADD', doneKey, finished)
+  end
+  trimHistory(retention, now, #held + TRIM_SLACK)
+  return #held, stale
+end
