@@ -260,6 +260,29 @@ describe('a 3-master cluster', () => {
   });
   afterAll(() => cluster?.stop());
 
+  it('a master turned evicting after start: seen when its connections come back', async () => {
+    const target = cluster.nodes[2] as { host: string; port: number };
+    const node = new Redis(target.port, target.host);
+    const started = await startActors({ cluster: cluster.nodes, groups: 4, logDir: tempDir() });
+    try {
+      const name = `${target.host}:${target.port}`;
+      expect(started.servers().map((s) => s.server)).toContain(name);
+      expect(started.servers().some((s) => s.evicting)).toBe(false);
+      await setPolicy(node, 'allkeys-lru');
+      await node.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      const seen = await waitFor(
+        'the re-check',
+        () => started.servers().find((s) => s.server === name && s.evicting),
+        10_000,
+      );
+      expect(seen.policy).toBe('allkeys-lru');
+    } finally {
+      await started.stop(0);
+      await setPolicy(node, 'noeviction');
+      node.disconnect();
+    }
+  });
+
   it('with one master on allkeys-lru: refused, naming that master', async () => {
     const evicting = cluster.nodes[1] as { host: string; port: number };
     const node = new Redis(evicting.port, evicting.host);

@@ -11,7 +11,9 @@ export interface ServerLink {
 }
 
 export function serverName(client: Redis): string {
-  const { host, port, path } = client.options;
+  const { host, port, path, sentinels, name } = client.options;
+  // Behind Sentinel the address is whichever master Sentinel named: the master's name says more.
+  if (sentinels && sentinels.length > 0) return `sentinel master ${name}`;
   return path ? String(path) : `${host}:${port}`;
 }
 

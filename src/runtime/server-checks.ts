@@ -13,6 +13,8 @@ import { serversOf } from '../redis/servers.js';
 /** A clock difference beyond this is reported (and again when it moves by more). */
 export const SKEW_LIMIT_MS = 1000;
 const RECHECK_MS = 30_000;
+/** After a cluster node's connection ended, how long before looking for it again. */
+const NODE_BACK_MS = 1000;
 
 export interface ServerState {
   /** host:port */
@@ -113,8 +115,15 @@ export class ServerChecks {
       this.#unhook.push(() => emitter.off(event, fn));
     };
     if (isCluster(this.#client)) {
-      for (const node of this.#client.nodes('all')) hook(node, 'ready', recheck);
-      hook(this.#client, '+node', (node: Redis) => hook(node, 'ready', recheck));
+      const cluster = this.#client;
+      for (const node of cluster.nodes('all')) hook(node, 'ready', recheck);
+      hook(cluster, '+node', (node: Redis) => hook(node, 'ready', recheck));
+      // A cluster drops a node whose connection ended and makes a new, lazy one at the next
+      // slot refresh: an idle checker would not see it come back, so it refreshes and checks.
+      hook(cluster, '-node', () => {
+        const timer = setTimeout(() => cluster.refreshSlotsCache(() => recheck()), NODE_BACK_MS);
+        timer.unref();
+      });
     } else hook(this.#client, 'ready', recheck);
     this.#timer = setInterval(recheck, this.#options.recheckMs ?? RECHECK_MS);
     this.#timer.unref();
