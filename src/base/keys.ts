@@ -26,6 +26,7 @@ export const KEY_NAMES = [
   'done', // zset id → when it finished (ms): the kept history, oldest first (lua/history.lua)
   'hist', // hash id → the finished job: attempts, due, duration, result (lua/history.lua)
   'fin', // stream, one entry per call that finished jobs: id → done | dead (for waitFor)
+  'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[24])
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

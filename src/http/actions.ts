@@ -8,6 +8,7 @@ import { json, type Reply, type Route } from './server.js';
 
 const RESCHEDULE_PATH = /^\/api\/jobs\/([^/]+)\/reschedule$/;
 const CANCEL_PATH = /^\/api\/jobs\/([^/]+)\/cancel$/;
+const SCHEDULE_REMOVE_PATH = /^\/api\/schedules\/([^/]+)\/remove$/;
 
 export function actionRoutes(context: ApiContext): Route[] {
   const after = async (reply: Reply): Promise<Reply> => {
@@ -32,6 +33,12 @@ export function actionRoutes(context: ApiContext): Route[] {
       path: CANCEL_PATH,
       handle: async ({ params }) =>
         after(json({ cancelled: await queue.cancel(params[0] as string) })),
+    },
+    {
+      method: 'POST',
+      path: SCHEDULE_REMOVE_PATH,
+      handle: async ({ params }) =>
+        json({ removed: await queue.schedules.remove(params[0] as string) }),
     },
     {
       method: 'POST',

@@ -29,6 +29,11 @@ export function readRoutes(context: ApiContext): Route[] {
   return [
     { method: 'GET', path: '/api/overview', handle: ({ url }) => overview(context, url) },
     { method: 'GET', path: '/api/dead', handle: ({ url }) => deadLetters(context, url) },
+    {
+      method: 'GET',
+      path: '/api/schedules',
+      handle: async () => json({ schedules: await context.queue.schedules.list() }),
+    },
     { method: 'GET', path: JOB_PATH, handle: ({ params }) => job(context, params[0] as string) },
   ];
 }

@@ -7,7 +7,7 @@
 // Versions:
 //   1 (none stored) records `<enq>|<priority>|<attempts>|<backoff>|<kind><body>`
 //   2 records may carry tags after the last bar: a name (`n`), a schedule occurrence (`p`);
-//     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/)
+//     the schedules hash `{<prefix>:<g>}:schedules` (src/queue/schedules/, lua/schedule-lib.lua)
 //   3 a spilled record's nonce may be `<ident>.<attempt>` (src/queue/spill.ts), and its body
 //     key never has an expiry: bodies no add kept yet are listed in `{<prefix>:<g>}:spills`;
 //     `{<prefix>:<g>}:renamed` remembers generated ids add.lua had to rename. Format-2

@@ -21,6 +21,7 @@ import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkDuration, checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
+import { Schedules } from './schedules/schedules.js';
 import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { PollOptions } from './leases.js';
@@ -47,6 +48,8 @@ export class Queue {
   readonly config: QueueConfig;
   readonly client: RedisClient;
   readonly deadLetters: DeadLetters;
+  /** periodic schedules whose occurrences are messages of this queue */
+  readonly schedules: Schedules;
   readonly #scripts: Scripts;
   readonly #ownsClient: boolean;
   readonly #keys: string[][];
@@ -81,6 +84,11 @@ export class Queue {
       (group, records, at, step, bytes) =>
         unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
     );
+    this.schedules = new Schedules({
+      config: this.config,
+      run: (name, group, args) => this.run(name, group, args),
+      now: (group) => this.clock(group).now(),
+    });
     this.#leases = new Leases(
       this.config,
       this.#rawHeader,

@@ -5,7 +5,7 @@
 // x a stub: the record is in a key of its own (see spill.ts).
 // tags (format 2, see format.ts), each `<letter><byte length>:<bytes>`, only when present, so
 // an unnamed message costs not one byte more than in format 1:
-//   n the job's name; p the schedule occurrence it is, `<at base36>:<schedule id>`.
+//   n the job's name; p the schedule occurrence it is, `<at ms>:<schedule id>` (made in Lua).
 // Records written before tags existed have none and read the same.
 import { isUtf8 } from 'node:buffer';
 import { errors } from '../base/errors.js';
@@ -97,7 +97,7 @@ export function tagsOf(tags: RecordTags): string {
   let out = '';
   if (tags.name !== undefined) out += `n${Buffer.byteLength(tags.name)}:${tags.name}`;
   if (tags.schedule !== undefined) {
-    const value = `${tags.schedule.at.toString(36)}:${tags.schedule.id}`;
+    const value = `${tags.schedule.at}:${tags.schedule.id}`;
     out += `p${Buffer.byteLength(value)}:${value}`;
   }
   return out;
@@ -134,7 +134,7 @@ export function readTags(record: Buffer, afterLastBar: number): TagsAt {
     if (record[at] === NAME_TAG) out.name = value;
     else {
       const split = value.indexOf(':');
-      const when = split > 0 ? Number.parseInt(value.slice(0, split), 36) : Number.NaN;
+      const when = split > 0 ? Number(value.slice(0, split)) : Number.NaN;
       if (!Number.isFinite(when)) return { ...out, kindAt: -1 };
       out.schedule = { id: value.slice(split + 1), at: when };
     }

@@ -51,6 +51,7 @@ export const SCRIPT_COMMANDS = [
   'hdel',
   'hexists',
   'hget',
+  'hgetall', // schedule-list.lua: a group's schedules
   'hincrby',
   'hlen',
   'hmget',

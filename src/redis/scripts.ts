@@ -25,6 +25,10 @@ export const SCRIPT_NAMES = [
   'dead-purge',
   'pause',
   'time',
+  'schedule-upsert',
+  'schedule-advance',
+  'schedule-remove',
+  'schedule-list',
   'spill-drop',
   'intake-dead',
 ] as const;
@@ -48,8 +52,12 @@ function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
   if (!sources) {
     const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
     const lib = `${read('lib')}\n${read('history')}`;
+    // The schedule scripts share helpers of their own too (schedule-lib.lua).
+    const scheduleLib = read('schedule-lib');
+    const prelude = (name: string) =>
+      name.startsWith('schedule-') ? `${lib}\n${scheduleLib}` : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
-      ...SCRIPT_NAMES.map((name) => [name, `${lib}\n${read(name)}`] as const),
+      ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
       ...MULTI_GROUP_SCRIPTS.map((name) => [name, read(name)] as const),
     ]);
   }

@@ -105,10 +105,40 @@ export class Jobs {
     return { finished: this.takeFinished(), handBack: this.#handBack.splice(0), stuck };
   }
 
-  // The hot path: a handler that returns at once costs no promise at all.
   #start(message: Message, now: number): void {
     const entry = this.#inFlight.get(message);
     if (!entry) return;
+    if (message.schedule === undefined) this.#run(entry, now);
+    else this.#startOccurrence(entry, now);
+  }
+
+  /**
+   * A schedule's occurrence: first add the next one (schedules.advance: only the first
+   * consumer of this occurrence does), then run it, or let it go when missed: 'skip' says so.
+   * When that call fails the occurrence fails too, so its next delivery adds the next one.
+   */
+  #startOccurrence(entry: Entry, now: number): void {
+    const { queue, stats, log } = this.#parts;
+    queue.schedules.advance(entry.message).then(
+      (advance) => {
+        if (advance.run) return this.#run(entry, now);
+        if (!this.#inFlight.delete(entry.message)) return;
+        log.info({ event: 'skipped', job: entry.message.id }, 'missed occurrence skipped');
+        stats.add('done');
+        this.#finished.push(entry.message);
+        this.#ended();
+      },
+      (error: unknown) => {
+        if (!this.#inFlight.delete(entry.message)) return;
+        this.#fail(entry.message, error);
+        this.#ended();
+      },
+    );
+  }
+
+  // The hot path: a handler that returns at once costs no promise at all.
+  #run(entry: Entry, now: number): void {
+    const message = entry.message;
     const lateMs = now - message.dueAt;
     this.#parts.stats.lateness.record(lateMs);
     const context = this.#inFlight.start(entry, lateMs);

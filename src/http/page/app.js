@@ -13,6 +13,7 @@ import {
   toast,
 } from './dom.js';
 import { JobView } from './job.js';
+import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
@@ -85,6 +86,11 @@ function drawCharts() {
   });
 }
 
+const schedules = schedulesTable(document.querySelector('#schedules tbody'), (error) =>
+  setText('status', `schedule not removed: ${error.message}`),
+);
+let polls = 0;
+
 async function refresh() {
   const data = await get(`/api/overview?since=${lastAt}`);
   mergeSamples(data.samples);
@@ -116,6 +122,7 @@ async function refresh() {
   renderActors(document.querySelector('#actors tbody'), data.actors);
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
   renderIntake(document.getElementById('intake'), data.intake ?? []);
+  if (polls++ % 5 === 0) await schedules.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
   const dead = sum(data.depths, (d) => d.dead);

@@ -1,0 +1,34 @@
+-- schedule-advance.lua: a consumer got occurrence `at` of a schedule: count it and add the
+-- next one, in the same call. Only the first consumer of that occurrence under that spec
+-- does anything (compare and set on state.next): a second delivery of it, or a spec an
+-- upsert replaced meanwhile, changes nothing. No leader: whoever runs an occurrence
+-- materialises the next, and an occurrence whose consumer died is delivered again.
+-- KEYS: the group's keys (lib.lua), the schedules hash (schedule-lib.lua)
+-- ARGV[1] unit; ARGV[2] schedule id; ARGV[3] the occurrence's grid ms
+-- ARGV[4] the digest the consumer computed the next time under
+-- ARGV[5] next occurrence's grid ms ('' = none: the schedule ends)
+-- ARGV[6] the occurrences' priority
+-- Returns { 'advanced' | 'stale' | 'gone', state JSON or '' }
+local unit, id, at = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local stateField = 's:' .. id
+local text = redis.call('HGET', schedulesKey, stateField)
+if not text then
+  return { 'gone', '' }
+end
+local state = cjson.decode(text)
+if state.digest ~= ARGV[4] or state.next ~= at then
+  return { 'stale', text }
+end
+state.count = (state.count or 0) + 1
+state.last = at
+state.next = nil
+local nextAt = tonumber(ARGV[5])
+if nextAt and (state.limit == nil or state.count < state.limit) then
+  state.next = nextAt
+end
+text = cjson.encode(state)
+redis.call('HSET', schedulesKey, stateField, text)
+if state.next then
+  addOccurrence(id, state.next, unit, tonumber(ARGV[6]))
+end
+return { 'advanced', text }
