@@ -5,6 +5,7 @@ import type { GroupCounts } from '../queue/queue.js';
 import { EVICTION_FIX } from '../redis/eviction.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { SKEW_LIMIT_MS } from '../runtime/server-checks.js';
+import { formatMsList } from './format-ms.js';
 import { printable, withoutScriptLocation } from './preview.js';
 import { table } from './table.js';
 
@@ -53,7 +54,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
           'retried',
           'dead',
           'in flight',
-          'late ms p50/p99/max',
+          'late p50 / p99 / max',
           'restarts',
           'last error',
         ],
@@ -69,7 +70,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
             s?.retried ?? '-',
             s?.dead ?? '-',
             s?.inFlight ?? '-',
-            l ? `${l.p50}/${l.p99}/${l.max}` : '-',
+            l ? formatMsList(l.p50, l.p99, l.max) : '-',
             a.restarts,
             printable(s?.lastError ?? a.lastCrash ?? ''),
           ];
@@ -81,12 +82,12 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
     if (names.length > 0) {
       out.push(
         table(
-          ['name', 'done', 'failed', 'handler ms p50/p99'],
+          ['name', 'done', 'failed', 'handler p50 / p99'],
           names.map((n) => [
             printable(n.name),
             n.done,
             n.failed,
-            `${n.summary.p50}/${n.summary.p99}`,
+            formatMsList(n.summary.p50, n.summary.p99),
           ]),
         ),
       );
