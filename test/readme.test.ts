@@ -2,6 +2,7 @@
 // from the environment, as the example itself reads REDIS_URL).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startStandalone } from './helpers/redis.js';
 
@@ -15,8 +16,10 @@ afterAll(async () => {
 
 it('runs the order time-out example from README.md', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const example = /```js\n(import \{ Queue \} from 'skyq';[\s\S]*?)```/.exec(readme)?.[1];
-  expect(example).toBeDefined();
+  // The example is TypeScript (README shows it typed): its types are stripped, nothing else.
+  const typed = /```ts\n(import \{ Queue \} from 'skyq';[\s\S]*?)```/.exec(readme)?.[1];
+  expect(typed).toBeDefined();
+  const example = transformSync(typed as string, { loader: 'ts', format: 'esm' }).code;
   // Inside the package folder, so `import 'skyq'` resolves to this package (self-reference).
   // A folder of its own: .test-tmp/ also holds the fault suite's results (reliability:doc).
   const dir = new URL('../.test-tmp/readme/', import.meta.url);

@@ -10,6 +10,7 @@ import { Queue } from '../src/index.js';
 import type { LauncherStats } from '../src/runtime/launcher-stats.js';
 import { startActors } from '../src/start.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import { noteRetry } from './helpers/retry-log.js';
 import { removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
 
 let server: RedisServerHandle;
@@ -58,8 +59,14 @@ async function run(prefix: string): Promise<LauncherStats> {
 
 describe('lateness', () => {
   it('1,000 messages due over 1 s: all consumed, median lateness below 200 ms', async () => {
+    // Up to 3 runs: a neighbour's burst on two shared cores can delay every timer of one whole
+    // run; a defect (a sleep loop, a lost wake-up token) misses the median on every run. Each
+    // extra run is logged (test/helpers/retry-log.ts) with the median that missed.
     const medians: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) {
+        noteRetry('runtime-timing: median lateness', attempt, `median ${medians.at(-1)} ms`);
+      }
       const stats = await run(`late${attempt}`);
       expect(stats.totals).toMatchObject({ claimed: TOTAL, done: TOTAL, failed: 0, inFlight: 0 });
       expect(stats.totals.summary.lateness.count).toBe(TOTAL);

@@ -19,7 +19,14 @@ import {
   startCluster,
   startStandalone,
 } from './helpers/redis.js';
-import { FIXTURE_ENV, fixture, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
+import {
+  FIXTURE_ENV,
+  fixture,
+  removeTempDirs,
+  tempDir,
+  untilAsleep,
+  waitFor,
+} from './helpers/runtime.js';
 
 interface Start {
   id: string;
@@ -113,8 +120,9 @@ describe('on standalone Redis', () => {
       { prefix, watchMs: 0, keyspaceEvents: 'off' },
     );
     try {
-      await queue.add('far', { group: 2, delay: 120_000 }); // the actor now sleeps for 2 minutes
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await queue.add('far', { group: 2, delay: 120_000 });
+      // The actor took the add's token, looked, and now sleeps in BLPOP for 2 minutes.
+      await untilAsleep(plain, prefix, 2);
       await plain.zadd(keyOf(prefix, 2, 'delayed'), Date.now() + 600, 'raw:head');
       const mine = await queue.add('mine', { group: 2, delay: 900 });
       const [late] = await lateness(plain, [mine]);
@@ -137,7 +145,8 @@ describe('on standalone Redis', () => {
     try {
       await queue.add('far', { group: 1, delay: 120_000 }); // the actor sleeps for 2 minutes
       await queue.add('later', { group: 2, delay: 120_000, priority: 5 }); // group 2 uses the ready set
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Both actors took their add's token and sleep in BLPOP (2 minutes), idle.
+      await Promise.all([untilAsleep(plain, prefix, 1), untilAsleep(plain, prefix, 2)]);
       const delayed = (g: number) => keyOf(prefix, g, 'delayed');
       await plain.zadd(delayed(1), -5, 'neg:1', '-inf', 'ninf:1', '+inf', 'pinf:1');
       await plain.zadd(delayed(2), -5, 'neg:2', '-inf', 'ninf:2', '+inf', 'pinf:2');

@@ -23,6 +23,7 @@ import {
   openPorts,
   removeTempDirs,
   tempDir,
+  untilAsleep,
   waitFor,
 } from './helpers/runtime.js';
 
@@ -105,10 +106,14 @@ describe('wake-up tokens with two launchers', () => {
     let second: Awaited<ReturnType<typeof launch>> | undefined;
     try {
       // The first actor, woken by this add's token, waits for the due time with a new BLPOP
-      // out; the second one's BLPOP comes later, so the next token goes to the first.
+      // out; the second one's BLPOP comes later, so the next token goes to the first. Asserted,
+      // not slept on: the token taken and the first actor's BLPOP held by Redis before the
+      // second launcher starts, then both held.
       const long = await queue.add({ ms: 4000 }, { delay: 400 });
-      await sleep(100);
+      const [firstBlpop] = await untilAsleep(client, 'tokens', 0, 1);
       second = await launch('tokens', quiet);
+      const both = await untilAsleep(client, 'tokens', 0, 2);
+      expect(both).toContain(firstBlpop);
       await waitFor('the long handler running', async () =>
         (await client.lrange('starts', 0, -1)).some((s) => s.includes(long)) ? true : undefined,
       );

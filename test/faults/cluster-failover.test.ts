@@ -21,7 +21,7 @@ import {
   type ReplicatedCluster,
   startReplicatedCluster,
 } from './helpers/cluster.js';
-import { startFlow } from './helpers/flow.js';
+import { ackedAfter, startFlow } from './helpers/flow.js';
 import { saveCost } from './helpers/results.js';
 import {
   expectNoneLost,
@@ -104,6 +104,9 @@ describe('failover of a cluster master', () => {
         30_000,
         50,
       );
+      // Producers must recover: an add to the failed master's groups acknowledged by the
+      // promoted replica within 10 s (ioredis learns the new slot owner on MOVED/refresh).
+      const producedAt = await ackedAfter(flow, promotedAt, 10_000, affected);
       await sleep(3000);
       await flow.stop();
 
@@ -129,6 +132,7 @@ describe('failover of a cluster master', () => {
         notes:
           `replica promoted ${promotedAt - faultAt} ms after the kill, first message of its ` +
           `groups (${affected.join(',')}) started ${Math.round(resumedAt - promotedAt)} ms later; ` +
+          `adds to them acknowledged again ${producedAt - promotedAt} ms after the promotion; ` +
           `${flow.refused()} adds refused meanwhile (not acknowledged); ` +
           `${result.unexpected} messages whose add was not acknowledged were handled too`,
       });

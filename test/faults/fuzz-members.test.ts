@@ -12,7 +12,7 @@ import { groupKeys } from '../../src/base/keys.js';
 import { Queue } from '../../src/index.js';
 import type { Launcher } from '../../src/runtime/launcher.js';
 import { startActors } from '../../src/start.js';
-import { tempDir, waitFor } from '../helpers/runtime.js';
+import { tempDir, untilAsleep, waitFor } from '../helpers/runtime.js';
 import { ASCII, fuzzSeed, Rng, UNICODE } from './helpers/fuzz.js';
 import { IDLE_CALLS_PER_SECOND, scriptCallsPerSecond } from './helpers/idle.js';
 import { saveFuzz } from './helpers/results.js';
@@ -218,7 +218,8 @@ describe('raw members other programs ZADD', () => {
         logDir: tempDir(),
         publishStats: false,
       });
-      await sleep(300); // idle: the actor waits for a token, the watcher looks every 50 ms
+      // Idle: both actors sleep in BLPOP on their wake lists (the watcher looks every 50 ms).
+      await Promise.all([0, 1].map((g) => untilAsleep(queue.client, 'neg', g)));
       const members = ['minus-five', 'minus-inf', 'behind-them'];
       await queue.client.zadd('neg:1', '+inf', 'never', '1e300', 'hardly');
       await queue.client.zadd('neg:0', '-5', 'minus-five', '-inf', 'minus-inf');

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/index.js';
 import { type CliChild, tempDir, waitFor } from '../helpers/runtime.js';
-import { startFlow } from './helpers/flow.js';
+import { ackedAfter, startFlow } from './helpers/flow.js';
 import { startLauncherChild, stopGracefully } from './helpers/processes.js';
 import { saveCost } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
@@ -75,7 +75,10 @@ describe('handlers that exit, throw, hang and run out of memory', () => {
         const seen = await readFaults(servers.record);
         return seen.length === FAULTS.length ? seen : undefined;
       });
+      const faultsOverAt = Date.now();
       await waitAllFinished(servers.record, faulty.map(hexOf), 30_000);
+      // The producer must still be acknowledged once the handlers' faults are over, within 5 s.
+      await ackedAfter(flow, faultsOverAt, 5000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await flow.stop();
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/index.js';
 import { type CliChild, tempDir, waitFor } from '../helpers/runtime.js';
-import { startFlow } from './helpers/flow.js';
+import { ackedAfter, startFlow } from './helpers/flow.js';
 import { killHard, startSkyq, stopGracefully } from './helpers/processes.js';
 import { saveCost } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
@@ -60,6 +60,8 @@ describe('kill -9 of a launcher', () => {
         const counts = await queue.counts();
         return counts.every((c) => c.active < 50) && Date.now() - faultAt > 3000 ? true : undefined;
       });
+      // The producer (this process) must keep being acknowledged after the kill, within 5 s.
+      await ackedAfter(flow, faultAt, 5000);
       await flow.stop();
 
       const acked = [...backlog, ...flow.acked];

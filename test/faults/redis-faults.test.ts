@@ -22,7 +22,7 @@ import {
 } from '../helpers/redis.js';
 import { removeTempDirs, tempDir } from '../helpers/runtime.js';
 import { startCutProxy } from './helpers/cut-proxy.js';
-import { startFlow } from './helpers/flow.js';
+import { ackedAfter, startFlow } from './helpers/flow.js';
 import { freeze } from './helpers/processes.js';
 import { type FaultCost, saveCost } from './helpers/results.js';
 import {
@@ -38,6 +38,8 @@ import {
 const GROUPS = 4;
 const DOWN_MS = 500;
 const FROZEN_MS = 5000;
+/** from Redis answering again to the producer's next acknowledged add (ioredis reconnects) */
+const PRODUCER_BACK_MS = 5000;
 
 let server: RedisServerHandle;
 let recorder: RedisServerHandle;
@@ -86,6 +88,8 @@ async function throughFault(
       tokenMarks(queue.client, prefix, GROUPS),
     ]);
     const { backAt } = await fault();
+    // Producers must recover too: an add acknowledged within PRODUCER_BACK_MS of Redis's return.
+    const producedAt = await ackedAfter(flow, backAt, PRODUCER_BACK_MS);
     await sleep(2000);
     await flow.stop();
 
@@ -104,6 +108,7 @@ async function throughFault(
       lost: result.lost.length,
       notes:
         `resumed ${Math.round(resumedAt - backAt)} ms after Redis answered again; ` +
+        `the producer's adds acknowledged again ${Math.round(producedAt - backAt)} ms after; ` +
         `${flow.refused()} adds refused during the fault (not acknowledged); ` +
         `${result.unexpected} messages whose add was not acknowledged were handled too`,
     };

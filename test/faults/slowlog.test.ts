@@ -16,6 +16,7 @@ import { Queue } from '../../src/index.js';
 import { SCRIPT_NAMES } from '../../src/redis/scripts.js';
 import { untilRedisTime } from '../helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';
+import { noteRetry } from '../helpers/retry-log.js';
 
 const MESSAGES = 5_000;
 const BODY = 'b'.repeat(1024 * 1024);
@@ -80,14 +81,21 @@ async function slowScripts(): Promise<string[]> {
     });
 }
 
+let attempts = 0;
+let lastMiss = '';
+
 describe('5,000 due messages of 1 MiB', () => {
   it('no script call reaches 10 ms: adds, the promoting claim, and the drain', {
     timeout: 300_000,
     // Once more on a miss: a VM's rare stall (a page reclaimed under the server, a neighbour's
     // burst) can land on any one of ~12,000 calls; the code this guards against misses every time
     // (each 1 MiB add 10-21 ms, one claim 7 s).
+    // Each retry is logged (test/helpers/retry-log.ts) with the miss that caused it.
     retry: 1,
   }, async () => {
+    attempts++;
+    if (attempts > 1) noteRetry('slowlog: no script call reaches 10 ms', attempts, lastMiss);
+    lastMiss = '';
     const queue = new Queue({ redis: server.url, groups: 1, maxBodyBytes: 2 * 1024 * 1024 });
     try {
       await plain.flushall(); // a retry starts from an empty server too
@@ -118,7 +126,12 @@ describe('5,000 due messages of 1 MiB', () => {
       }
       await queue.ack(taken);
       expect((await queue.counts())[0]).toMatchObject({ delayed: 0, ready: 0, active: 0 });
-      expect(await slowScripts()).toEqual([]);
+      const slow = await slowScripts();
+      lastMiss = `slow calls: ${slow.join('; ')}`;
+      expect(slow).toEqual([]);
+    } catch (error) {
+      if (!lastMiss) lastMiss = (error as Error).message;
+      throw error;
     } finally {
       await queue.close();
     }

@@ -9,8 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { groupKeys, keyOf } from '../../src/base/keys.js';
 import type { Queue } from '../../src/index.js';
-import { groupKeys } from '../../src/index.js';
 import { type RedisServerHandle, startStandalone } from './redis.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -33,7 +33,9 @@ export function removeTempDirs(): void {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export { waitFor } from './queue.js';
+import { waitFor } from './queue.js';
+
+export { waitFor };
 
 /** Every id the fixture handler recorded in `list`, duplicates included. */
 export async function recorded(client: Redis | Cluster, list: string): Promise<string[]> {
@@ -155,4 +157,35 @@ export function useRuntimeRedis(): { readonly server: RedisServerHandle; readonl
     removeTempDirs();
   });
   return context;
+}
+
+/**
+ * Ids of the connections named `name` that Redis holds blocked right now (CLIENT LIST flag b):
+ * an idle actor's BLPOP on its wake list is `skyq-wake-<group>`. Asserts a precondition such
+ * as "the actor sleeps in Redis" instead of sleeping and hoping it does.
+ */
+export async function blockedClients(client: Redis | Cluster, name: string): Promise<number[]> {
+  const list = String(await (client as Redis).call('CLIENT', 'LIST'));
+  return list
+    .split('\n')
+    .map((line) => Object.fromEntries(line.split(' ').map((kv) => kv.split('=', 2))))
+    .filter((fields) => fields.name === name && String(fields.flags ?? '').includes('b'))
+    .map((fields) => Number(fields.id));
+}
+
+/**
+ * Waits until the group's wake list holds no token and `count` actors of the group sit in
+ * BLPOP on it: every actor of the group has taken the last token, looked, and gone to sleep.
+ */
+export async function untilAsleep(
+  client: Redis | Cluster,
+  prefix: string,
+  group: number,
+  count = 1,
+): Promise<number[]> {
+  return waitFor(`${count} actor(s) of group ${group} asleep in BLPOP`, async () => {
+    if ((await client.llen(keyOf(prefix, group, 'wake'))) > 0) return undefined;
+    const blocked = await blockedClients(client, `skyq-wake-${group}`);
+    return blocked.length === count ? blocked : undefined;
+  });
 }

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AddBulkError, type Body, type Queue } from '../../../src/index.js';
+import { waitFor } from '../../helpers/queue.js';
 
 export interface FlowOptions {
   /** messages per addBulk call */
@@ -21,6 +22,8 @@ export interface FlowOptions {
 export interface Flow {
   /** ids whose add was acknowledged, in order */
   readonly acked: string[];
+  /** when each of `acked` was acknowledged (Date.now() as the call resolved), same order */
+  readonly ackedAt: number[];
   /** the body of each acknowledged id */
   readonly bodies: Map<string, Body>;
   /** items whose add was refused (not acknowledged) */
@@ -32,6 +35,7 @@ export interface Flow {
 export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
   const { batch = 10, everyMs = 20, body = { ms: 5 }, delayMs = 0 } = options;
   const acked: string[] = [];
+  const ackedAt: number[] = [];
   const bodies = new Map<string, Body>();
   const make = typeof body === 'function' ? body : () => body;
   let refused = 0;
@@ -52,9 +56,11 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
           refused += error.failures.length;
         }
       }
+      const at = Date.now();
       ids.forEach((id, i) => {
         if (id === null) return;
         acked.push(id);
+        ackedAt.push(at);
         bodies.set(id, (items[i] as { body: Body }).body);
       });
       await sleep(everyMs);
@@ -62,6 +68,7 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
   })();
   return {
     acked,
+    ackedAt,
     bodies,
     refused: () => refused,
     stop: async () => {
@@ -69,4 +76,33 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
       await loop;
     },
   };
+}
+
+/** The group a generated id names ("<group>:<n>"). */
+const groupOf = (id: string) => Number(id.slice(0, id.indexOf(':')));
+
+/**
+ * Producers must recover: waits until the flow has an add acknowledged after `after` (in one of
+ * `groups`, when given), and resolves that time; fails after `withinMs`. Without this, a
+ * producer refused for good after a fault only shrinks the set of acknowledged ids, and the
+ * suite would still report 0 lost.
+ */
+export function ackedAfter(
+  flow: Flow,
+  after: number,
+  withinMs: number,
+  groups?: readonly number[],
+): Promise<number> {
+  const which = groups ? ` in group(s) ${groups.join(',')}` : '';
+  return waitFor(
+    `an add acknowledged${which} within ${withinMs} ms of the fault's end`,
+    () => {
+      for (let i = flow.ackedAt.length - 1; i >= 0 && (flow.ackedAt[i] as number) > after; i--) {
+        if (!groups || groups.includes(groupOf(flow.acked[i] as string))) return flow.ackedAt[i];
+      }
+      return undefined;
+    },
+    withinMs,
+    20,
+  );
 }
