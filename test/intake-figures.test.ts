@@ -72,4 +72,16 @@ describe('intake figures', () => {
     ]);
     expect(stats.stdout).toMatch(/WRONGTYPE/);
   });
+
+  it('bad --intake input is one clear line, and nothing starts', async () => {
+    const where = ['--redis', redis.server.url, '--prefix', freshPrefix('if')];
+    const empty = await runCli(['start', ...where, '--intake', 'a,,b']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr.split('\n')[0]).toBe(
+      'skyq: intake: expected list names separated by commas (got "a,,b")',
+    );
+    const noSlot = await runCli(['start', ...where, '--intake', 'ok,a}b']);
+    expect(noSlot.code).toBe(1);
+    expect(noSlot.stderr).toMatch(/intake\[1\]\.list.*no hash tag/);
+  });
 });

@@ -2,6 +2,7 @@
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
+import { parseKeepDone } from '../queue/history/retention.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { type StartOptions, startActors } from '../start.js';
@@ -30,6 +31,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   grace: string;
   allowEviction?: boolean;
   intake?: string;
+  keepDone?: string;
 }
 
 export function registerStart(program: Command): void {
@@ -46,6 +48,10 @@ export function registerStart(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .option('--intake <lists>', INTAKE_HELP)
+    .option(
+      '--keep-done <count,age>',
+      'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
+    )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
     .option('--public-url <url>', PUBLIC_URL_HELP)
@@ -77,6 +83,7 @@ export function registerStart(program: Command): void {
         ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
+        ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -112,4 +119,9 @@ export function registerStart(program: Command): void {
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
     });
+}
+
+/** --keep-done 1000,1h: false when it keeps nothing. */
+function keepDoneFlag(text: string): { count: number; ageMs: number } | false {
+  return parseKeepDone(text, (age) => parseDuration(age, 'keep-done')) ?? false;
 }

@@ -49,7 +49,7 @@ export function parseKeepDone(
     ageMs: age ? parseDuration(age) : DEFAULT_KEEP_DONE.ageMs,
   };
   if (!Number.isInteger(retention.count) || retention.count < 0) {
-    throw errors.invalidOption('--keep-done', 'must be <count>[,<age>], like 1000,1h', text);
+    throw errors.invalidOption('keep-done', 'must be <count>[,<age>], like 1000,1h', text);
   }
   return checkKeepDone(retention);
 }
