@@ -219,9 +219,13 @@ describe('plain TLS (tls-auth-clients no)', () => {
       file('missing.crt'),
     ]);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toMatch(
-      /^skyq: --tls-ca: cannot read the file \(ENOENT\) \(got "\/tmp\/.*"\)$/,
-    );
+    // One line, then where the flag's help is.
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^skyq: --tls-ca: cannot read the file \(ENOENT\) \(got "\/tmp\/.*"\)$/,
+      ),
+      'see skyq stats --help',
+    ]);
   });
 });
 

@@ -149,8 +149,10 @@ describe('a crashing actor', () => {
       expect(done).toContain(other);
       expect(launcher.restarts(0)).toBe(0);
       expect(await redis.client.get(`fixture:crashed:${id}`)).toBe('1');
-      // Acked: nothing of it is left in the queue.
-      await waitFor('the ack', async () => ((await queue.get(id)) === null ? true : undefined));
+      // Acked: kept in the history as done, pending no more.
+      await waitFor('the ack', async () =>
+        (await queue.get(id))?.state === 'done' ? true : undefined,
+      );
 
       const stats = await launcher.stats();
       const actor1 = stats.actors.find((a) => a.group === 1);
