@@ -6,11 +6,12 @@ export type { HttpHandle, HttpOptions } from './http/index.js';
 export type { AddOptions } from './queue/add-options.js';
 export type { QueueOptions, ScoreUnit } from './queue/config.js';
 export type { DeadLetter, DeadLetterSelection } from './queue/dead-letters.js';
+export type { WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption } from './queue/intake/spec.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
-export { Queue, type WaitResult } from './queue/queue.js';
+export { Queue } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';
 export type {
   ClusterNode,

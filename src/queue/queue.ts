@@ -3,23 +3,23 @@
 // built on. Each state change is one Lua script call on one group's hash slot.
 
 import { errors } from '../base/errors.js';
-import { groupKeys, homeGroup, keyOf } from '../base/keys.js';
+import { homeGroup, keyOf } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
-import { explainRedisError } from '../redis/explain.js';
-import { type MultiGroupScriptName, type ScriptName, Scripts } from '../redis/scripts.js';
+import type { MultiGroupScriptName, ScriptName } from '../redis/scripts.js';
 import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { DeadLetters } from './dead-letters.js';
-import { warnIfEvicting } from './eviction-warning.js';
 import { ensureFormat } from './format.js';
-import { type Ending, Waiters } from './history/waiters.js';
+import { type Args, GroupScripts } from './group-scripts.js';
+import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
+import { Waiters } from './history/waiters.js';
 import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
-import { checkDuration, checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
+import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
 import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
@@ -37,22 +37,14 @@ export interface GroupCounts {
   error?: string;
 }
 
-type Args = (string | number | Buffer)[];
-
-/** How a job waited for ended: its result, or the error it died of. */
-export type WaitResult =
-  | { state: 'done'; result: Body | undefined }
-  | { state: 'dead'; error: string | null };
-
 export class Queue {
   readonly config: QueueConfig;
   readonly client: RedisClient;
   readonly deadLetters: DeadLetters;
   /** periodic schedules whose occurrences are messages of this queue */
   readonly schedules: Schedules;
-  readonly #scripts: Scripts;
+  readonly #scripts: GroupScripts;
   readonly #ownsClient: boolean;
-  readonly #keys: string[][];
   readonly #rawHeader: string;
   /** Redis's clock as seen from here: one per server (on a cluster, per group's master). */
   readonly #clocks = new Map<number, RedisClock>();
@@ -61,20 +53,14 @@ export class Queue {
   readonly #unspill: Unspill = (group, records, at, step) =>
     unspill(this.client, this.config.prefix, group, records, at, step);
   #roundRobin: number;
-  #closed = false;
   #waiters: Waiters | undefined;
-  /** the eviction policy is read once, after the first command (see eviction-warning.ts) */
-  #policyRead = false;
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
     this.#ownsClient = options.connection === undefined;
     this.client =
       options.connection ?? connect(options, { name: options.connectionName ?? 'skyq' });
-    this.#scripts = new Scripts(this.client);
-    this.#keys = Array.from({ length: this.config.groups }, (_, g) =>
-      groupKeys(this.config.prefix, g),
-    );
+    this.#scripts = new GroupScripts(this.client, this.config);
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
     this.deadLetters = new DeadLetters(
@@ -98,7 +84,7 @@ export class Queue {
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
-    const seqKeys = this.#keys.map((_, g) => keyOf(this.config.prefix, g, 'seq'));
+    const seqKeys = this.#scripts.keys.map((_, g) => keyOf(this.config.prefix, g, 'seq'));
     this.#adder = {
       config: this.config,
       idBlocks: new IdBlocks(this.client, seqKeys),
@@ -114,7 +100,7 @@ export class Queue {
           now,
         ),
       dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
-      explain: (error) => this.#explain(error),
+      explain: (error) => this.#scripts.explain(error),
     };
   }
 
@@ -124,7 +110,7 @@ export class Queue {
    */
   async ready(): Promise<void> {
     await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
-      throw this.#explain(error);
+      throw this.#scripts.explain(error);
     });
     await ensureFormat(
       (key, version) => this.runMulti('format', key, [version]),
@@ -170,7 +156,7 @@ export class Queue {
         throw errors.invalidOption(field || 'item', 'must be { body, options }');
       return prepareMessage(this.config, item.body, item.options, field, context);
     });
-    if (this.#closed) throw errors.closed('queue');
+    if (this.#scripts.closed) throw errors.closed('queue');
     this.#roundRobin = spreadOverGroups(prepared, this.config.groups, this.#roundRobin);
     return addPrepared(this.#adder, prepared);
   }
@@ -217,52 +203,25 @@ export class Queue {
    * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
    * kept). However many wait, a Queue has one reader per group waited on, and none polls.
    */
-  async waitFor(
-    id: string,
-    options: { timeoutMs?: number; group?: number } = {},
-  ): Promise<WaitResult> {
-    const { timeoutMs = 30_000, group, ...rest } = checkObject('options', options);
-    rejectUnknown('', rest);
-    const ms = checkDuration('timeoutMs', timeoutMs);
-    const first = await this.get(id, group === undefined ? {} : { group: group as number });
-    if (!first) throw errors.notFound(id, 'never added, cancelled, or finished and not kept');
-    let info: MessageInfo | null = first;
-    if (first.state !== 'done' && first.state !== 'dead') {
-      this.#waiters ??= new Waiters(this.client, this.config.prefix, (job, g) =>
-        this.#ending(job, g),
-      );
-      const ending = await this.#waiters.wait(id, first.group, ms);
-      if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
-      info = await this.get(id, { group: first.group });
-      // Finished and not kept (keepDone: false): the stream said how, the rest is gone.
-      if (!info || (info.state !== 'done' && info.state !== 'dead')) {
-        return ending === 'done'
-          ? { state: 'done', result: undefined }
-          : { state: 'dead', error: null };
-      }
-    }
-    return info.state === 'done'
-      ? { state: 'done', result: info.result }
-      : { state: 'dead', error: info.lastError ?? info.deadReason };
-  }
-
-  async #ending(id: string, group: number): Promise<Ending | 'gone' | null> {
-    const info = await this.get(id, { group });
-    if (!info) return 'gone';
-    return info.state === 'done' || info.state === 'dead' ? info.state : null;
+  waitFor(id: string, options: { timeoutMs?: number; group?: number } = {}): Promise<WaitResult> {
+    const waiters = () =>
+      (this.#waiters ??= new Waiters(this.client, this.config.prefix, async (job, group) =>
+        endingOf(await this.get(job, { group })),
+      ));
+    return waitForJob((job, o) => this.get(job, o), waiters, id, options);
   }
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
   async counts(): Promise<GroupCounts[]> {
     return Promise.all(
-      this.#keys.map(async (_, group): Promise<GroupCounts> => {
+      this.#scripts.keys.map(async (_, group): Promise<GroupCounts> => {
         try {
           const [delayed, ready, active, dead, paused] = (await this.run('counts', group, [
             this.config.unitMs,
           ])) as number[];
           return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
         } catch (error) {
-          if (this.#closed) throw error;
+          if (this.#scripts.closed) throw error;
           const reason = error instanceof Error ? error.message : String(error);
           return { group, delayed: 0, ready: 0, active: 0, dead: 0, paused: false, error: reason };
         }
@@ -323,21 +282,7 @@ export class Queue {
 
   /** Runs one script against one group's keys. */
   run(name: ScriptName, group: number, args: Args): Promise<unknown> {
-    if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#firstCommand(this.#scripts.run(name, this.#keys[group] as string[], args)).catch(
-      (error) => {
-        throw this.#explain(error);
-      },
-    );
-  }
-
-  /** After the first command (connected by then, a cluster's masters known): the policy. */
-  #firstCommand<T>(command: Promise<T>): Promise<T> {
-    if (this.#policyRead || !this.config.warnEviction) return command;
-    this.#policyRead = true;
-    const read = () => (this.#closed ? undefined : warnIfEvicting(this.client));
-    void command.then(read, read);
-    return command;
+    return this.#scripts.run(name, group, args);
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */
@@ -346,30 +291,17 @@ export class Queue {
     routingKey: string,
     args: (string | number)[],
   ): Promise<unknown> {
-    if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#scripts.runMulti(name, routingKey, args).catch((error) => {
-      throw this.#explain(error);
-    });
+    return this.#scripts.runMulti(name, routingKey, args);
   }
 
   /** run(), with the reply's strings as Buffers: ids and bodies keep their exact bytes. */
   #runBuffer(name: ScriptName, group: number, args: Args): Promise<unknown> {
-    if (this.#closed) return Promise.reject(errors.closed('queue'));
-    return this.#firstCommand(
-      this.#scripts.run(name, this.#keys[group] as string[], args, true),
-    ).catch((error) => {
-      throw this.#explain(error);
-    });
-  }
-
-  /** A Redis error as a reader needs it: NOPERM names the ACL rule, a lost connection says so. */
-  #explain(error: unknown): unknown {
-    return explainRedisError(error, this.config.prefix, this.client);
+    return this.#scripts.run(name, group, args, true);
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#scripts.closed) return;
+    this.#scripts.closed = true;
     this.#waiters?.close();
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
@@ -377,7 +309,7 @@ export class Queue {
   async #setPaused(state: 'on' | 'off', group: number | undefined): Promise<number[]> {
     const groups =
       group === undefined
-        ? this.#keys.map((_, g) => g)
+        ? this.#scripts.keys.map((_, g) => g)
         : [checkGroup('group', group, this.config.groups)];
     const changed = await Promise.all(groups.map((g) => this.run('pause', g, [state])));
     return groups.filter((_, i) => changed[i] === 1);
@@ -394,7 +326,7 @@ export class Queue {
     if (named !== undefined) return attempt(checkGroup('group', named, this.config.groups), key);
     const home = homeGroup(typeof key === 'string' ? key : textOf(key), this.config.groups);
     if (await attempt(home, key)) return true;
-    const others = this.#keys.map((_, g) => g).filter((g) => g !== home);
+    const others = this.#scripts.keys.map((_, g) => g).filter((g) => g !== home);
     return (await Promise.all(others.map((g) => attempt(g, key)))).some(Boolean);
   }
 }

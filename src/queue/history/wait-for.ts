@@ -1,0 +1,48 @@
+// queue.waitFor(): a job's end, whether it came before the call (while its history is kept)
+// or after (told by the group's fin stream: see waiters.ts).
+import { errors } from '../../base/errors.js';
+import type { MessageInfo } from '../message-info.js';
+import { checkDuration, checkObject, rejectUnknown } from '../options.js';
+import type { Body } from '../record.js';
+import type { Ending, Waiters } from './waiters.js';
+
+/** How a job waited for ended: its result, or the error it died of. */
+export type WaitResult =
+  | { state: 'done'; result: Body | undefined }
+  | { state: 'dead'; error: string | null };
+
+export type GetInfo = (id: string, options: { group?: number }) => Promise<MessageInfo | null>;
+
+/** What a job's state says of its end: null while it has not ended, 'gone' when not there. */
+export function endingOf(info: MessageInfo | null): Ending | 'gone' | null {
+  if (!info) return 'gone';
+  return info.state === 'done' || info.state === 'dead' ? info.state : null;
+}
+
+export async function waitForJob(
+  get: GetInfo,
+  waiters: () => Waiters,
+  id: string,
+  options: { timeoutMs?: number; group?: number },
+): Promise<WaitResult> {
+  const { timeoutMs = 30_000, group, ...rest } = checkObject('options', options);
+  rejectUnknown('', rest);
+  const ms = checkDuration('timeoutMs', timeoutMs);
+  const first = await get(id, group === undefined ? {} : { group: group as number });
+  if (!first) throw errors.notFound(id, 'never added, cancelled, or finished and not kept');
+  let info: MessageInfo | null = first;
+  if (first.state !== 'done' && first.state !== 'dead') {
+    const ending = await waiters().wait(id, first.group, ms);
+    if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
+    info = await get(id, { group: first.group });
+    // Finished and not kept (keepDone: false): the stream said how, the rest is gone.
+    if (!info || (info.state !== 'done' && info.state !== 'dead')) {
+      return ending === 'done'
+        ? { state: 'done', result: undefined }
+        : { state: 'dead', error: null };
+    }
+  }
+  return info.state === 'done'
+    ? { state: 'done', result: info.result }
+    : { state: 'dead', error: info.lastError ?? info.deadReason };
+}
