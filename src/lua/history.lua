@@ -47,19 +47,7 @@ end
 -- would be a GiB a group. Their stub stays, so get() can say so. Sizes in the
 -- big hash go too: claims size their reads by them, and a kept job is not read.
 local function forgetState(ids)
-  if redis.call('EXISTS', bigKey) == 1 then
-    local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
-    for i = 1, #ids do
-      local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
-      if nonce then
-        bodies[#bodies + 1] = bodyKey(nonce)
-      end
-    end
-    for i = 1, #bodies, CHUNK do
-      redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
-    end
-    bulk('HDEL', bigKey, ids)
-  end
+  dropBigs(ids)
   bulk('HDEL', dueKey, ids)
   for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
     if redis.call('EXISTS', key) == 1 then

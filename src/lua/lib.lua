@@ -236,6 +236,25 @@ local function membersOf(key, ids)
   return found
 end
 
+-- The big hash's sizes of these ids, and the body keys of the spilled ones. Big
+-- records are rare; spilled ones ("<bytes>/<nonce>") have a body key to delete.
+local function dropBigs(ids)
+  if redis.call('EXISTS', bigKey) == 0 then
+    return
+  end
+  local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
+  for i = 1, #ids do
+    local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
+    if nonce then
+      bodies[#bodies + 1] = bodyKey(nonce)
+    end
+  end
+  for i = 1, #bodies, CHUNK do
+    redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
+  end
+  bulk('HDEL', bigKey, ids)
+end
+
 -- Forget everything stored for these ids except set memberships.
 local function forget(ids)
   -- Never the placeholder field, which a raw member may be named like (see claim.lua).
@@ -256,20 +275,7 @@ local function forget(ids)
   end
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
-  -- Big records are rare; spilled ones ("<bytes>/<nonce>") have a body key to delete.
-  if redis.call('EXISTS', bigKey) == 1 then
-    local sizes, bodies = bulkRead('HMGET', bigKey, ids), {}
-    for i = 1, #ids do
-      local nonce = sizes[i] and string.match(sizes[i], '/(.*)')
-      if nonce then
-        bodies[#bodies + 1] = bodyKey(nonce)
-      end
-    end
-    for i = 1, #bodies, CHUNK do
-      redis.call('DEL', unpack(bodies, i, math.min(i + CHUNK - 1, #bodies)))
-    end
-    bulk('HDEL', bigKey, ids)
-  end
+  dropBigs(ids)
   -- Renamed ids exist only after an id counter went back: forget both directions.
   if redis.call('EXISTS', renamedKey) == 1 then
     local back = {}
