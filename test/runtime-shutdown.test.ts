@@ -113,16 +113,23 @@ describe('graceful shutdown', () => {
     expect(await queue.claim(0, 10)).toEqual([]);
     expect(await queue.cancel(later)).toBe(true);
 
-    // Through the runtime: the producer's signal wakes the idle actor, which leases them ahead
-    // at once (they are due within its 1 s lookahead, the runtime's most); stop(0) hands them
-    // back. The case needs the stop to begin before the due time: a machine too starved for
-    // that fails the test rather than skipping the runtime half.
-    const launcher = await startActors({ ...where, logDir: tempDir(), lookaheadMs: 1000 });
+    // Through the runtime: an actor resumed with them due within its 1 s lookahead (the
+    // runtime's most) leases them ahead at once; stop(0) hands them back. (An idle actor woken
+    // by the add would sleep on until just before the due time, to take later adds in the same
+    // claim, which leaves the stop no time.) The case needs the stop to begin before the due
+    // time: a machine too starved for that fails the test rather than skipping the runtime half.
+    const launcher = await startActors({
+      ...where,
+      logDir: tempDir(),
+      lookaheadMs: 1000,
+      paused: true,
+    });
     let stoppedAt = 0;
     const ids = await queue.addBulk(
       Array.from({ length: 5 }, () => ({ body: 'x', options: { delay: 900 } })),
     );
     const dueAt = (await queue.get(ids[0] as string))?.dueAt as number;
+    await launcher.resume();
     try {
       await waitFor('the messages leased ahead', async () =>
         ((await queue.counts())[0]?.active ?? 0) === 5 ? true : undefined,
