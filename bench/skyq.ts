@@ -51,6 +51,17 @@ export interface SkyqRunOptions {
   idleMs?: number;
 }
 
+/**
+ * What the history and events cost, against the defaults: SKYQ_BENCH_EVENTS=1 runs producer
+ * and actors with `events: true`, SKYQ_BENCH_KEEP_DONE=off with `keepDone: false`.
+ */
+function historyOptions(): { events?: true; keepDone?: false } {
+  return {
+    ...(process.env.SKYQ_BENCH_EVENTS === '1' ? { events: true } : {}),
+    ...(process.env.SKYQ_BENCH_KEEP_DONE === 'off' ? { keepDone: false } : {}),
+  };
+}
+
 export async function runSkyq(
   redisUrl: string,
   workload: WorkloadOptions,
@@ -59,7 +70,8 @@ export async function runSkyq(
 ): Promise<BenchResult> {
   assertLoopback(redisUrl);
   const groups = options.shape?.actors ?? 10;
-  const queue = new Queue({ redis: redisUrl, groups });
+  const history = historyOptions();
+  const queue = new Queue({ redis: redisUrl, groups, ...history });
   const monitor = new Redis(redisUrl);
   const logs = tempLogDir();
   const tracker = new RunTracker(workload, onProgress);
@@ -77,6 +89,7 @@ export async function runSkyq(
     groups,
     handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
     logDir: logs.dir,
+    ...history,
     ...definedOnly({
       concurrency: options.shape?.concurrency,
       batch: options.shape?.batch,

@@ -169,6 +169,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     backoff,
     keepDone,
     resultMaxBytes,
+    events,
   } = options;
   return Object.fromEntries(
     Object.entries({
@@ -184,6 +185,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       backoff,
       keepDone,
       resultMaxBytes,
+      events,
     }).filter(([, v]) => v !== undefined),
   );
 }
