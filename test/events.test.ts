@@ -173,6 +173,23 @@ describe('events', () => {
     expect((await collect(q, { groups: [0] })).map(key)).toEqual([`done ${ok}`, `dead ${bad}`]);
   });
 
+  it('reads format-4 entries (id → done | dead, before events), and waitFor settles on them', async () => {
+    const q = await redis.queue({ groups: 1 });
+    const stream = `{${q.config.prefix}:0}:fin`;
+    await redis.plain.xadd(stream, '*', 'old:1', 'done', 'old:2', 'dead');
+    expect((await collect(q)).map(key)).toEqual(['done old:1', 'dead old:2']);
+    // A launcher of format 4 finishing a job a new waiter waits for: what its ack.lua did.
+    const id = await q.add('across versions', { id: 'job:old' });
+    const waiting = q.waitFor(id, { timeoutMs: 10_000 });
+    await sleep(200);
+    const [m] = await claimAtLeast(q, 0, 1);
+    await redis.plain.zrem(`{${q.config.prefix}:0}:active`, id);
+    await redis.plain.hdel(`{${q.config.prefix}:0}:due`, id);
+    await redis.plain.hdel(`{${q.config.prefix}:0}:msg`, id);
+    await redis.plain.xadd(stream, '*', (m as Message).id, 'done');
+    expect(await waiting).toEqual({ state: 'done', result: undefined });
+  });
+
   it('refuses bad options with one line naming them', async () => {
     const q = await redis.queue();
     expect(() => q.events({ groups: [99] })).toThrow(/groups\[\]: must be a group number/);
