@@ -180,10 +180,15 @@ export class StatBlock {
   }
 }
 
-/** Counters added up and histograms merged over several blocks (a launcher's totals). */
+/**
+ * Counters added up and histograms merged over several blocks (a launcher's totals).
+ * `histogramBuckets`: the merged histograms' own buckets, even when `buckets` leaves the
+ * per-name ones out (what a launcher publishes: see registry.ts).
+ */
 export function totalFigures(
   blocks: StatBlock[],
   buckets = true,
+  histogramBuckets = buckets,
 ): Counters & Pick<BlockFigures, 'histograms' | 'summary' | 'names'> {
   const counters = Object.fromEntries(
     COUNTER_NAMES.map((name) => [name, blocks.reduce((sum, block) => sum + block.get(name), 0)]),
@@ -198,7 +203,7 @@ export function totalFigures(
   const redisRtt = merged('redisRtt');
   return {
     ...counters,
-    histograms: buckets
+    histograms: histogramBuckets
       ? {
           lateness: histogramData(lateness),
           handler: histogramData(handler),
