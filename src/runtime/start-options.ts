@@ -5,6 +5,7 @@ import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
+import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
@@ -55,6 +56,11 @@ export interface RuntimeOptions extends QueueOptions {
    * `BRPOP high normal low` takes them): names, or { list, group, priority }
    */
   intake?: (string | IntakeListOption)[];
+  /**
+   * at most `max` messages started per `perMs`, shared by every launcher on the same Redis and
+   * prefix; per job name too: `{ 'email.send': { max, perMs } }` ('*' = the whole queue)
+   */
+  rateLimit?: RateLimitOption;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -104,6 +110,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
+  const rateLimit = checkRateLimit(options.rateLimit);
   const keyspaceEvents = options.keyspaceEvents ?? 'auto';
   if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
     throw errors.invalidOption(
@@ -121,11 +128,15 @@ export function planStart(options: RuntimeOptions): StartPlan {
       batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
       leaseMs,
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      // A message leased ahead must not see its lease run out before it is due.
-      lookaheadMs: Math.min(
-        checkDuration('lookaheadMs', options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS, 1000),
-        Math.floor(leaseMs / 2),
-      ),
+      // A message leased ahead must not see its lease run out before it is due. With a rate
+      // limit, none is: its token would be spent up to a lookahead before it starts.
+      lookaheadMs: rateLimit
+        ? 0
+        : Math.min(
+            checkDuration('lookaheadMs', options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS, 1000),
+            Math.floor(leaseMs / 2),
+          ),
+      rateLimit,
     },
     handlerUrl: url,
     poolSize,
