@@ -11,8 +11,8 @@
 -- KEYS[1] the index: zset bucket name → when its bucket expires (ms)
 -- KEYS[2..] the buckets, in the order of the ARGV groups
 -- ARGV: 6 for each bucket: name, max, per ms, cap, want, refund
--- Returns 3 for each bucket: granted, wait ms (until `need` tokens are there: the
--- wanted count up to cap; 0 when granted), tokens left in thousandths
+-- Returns 3 for each bucket: granted, wait ms (until the tokens still wanted are there,
+-- up to 3/4 of cap; 0 when granted), tokens left in thousandths
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local out = {}
@@ -36,7 +36,8 @@ for i = 2, #KEYS do
   local held = state[3]
   if granted < want then
     held = now
-    local need = math.min(want - granted, cap)
+    -- Ask again before the bucket is full: tokens that come while it is full are lost.
+    local need = math.min(want - granted, math.max(1, math.floor(cap * 3 / 4)))
     wait = math.max(1, math.ceil((need - tokens) / rate))
   end
   local ttl = math.max(60000, 2 * per)
