@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
-// cancel, bench, dashboard, acl.
+// list, cancel, bench, dashboard, acl.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
@@ -14,6 +14,7 @@ import { EMBEDDED_DIR } from './embedded.js';
 import { cliErrorLine } from './error-line.js';
 import { registerGet } from './get.js';
 import { commandPathOf, hintHelpAfterErrors } from './help-hint.js';
+import { registerList } from './list.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
 import { registerProduce } from './produce.js';
@@ -41,6 +42,7 @@ registerGet(program);
 registerReschedule(program);
 registerPause(program);
 registerDlq(program);
+registerList(program);
 registerSchedules(program);
 registerCancel(program);
 registerBench(program);
