@@ -3,7 +3,8 @@
 -- ARGV[1] id
 -- Returns 1 when it was delayed or ready and is gone now; 0 when it was not
 -- found, is being handled (active) or is a dead letter (see dead-purge.lua).
-local id = ARGV[1]
+argCount(1)
+local id = ARGV[1] -- any bytes: a raw member's id is the member
 if redis.call('ZREM', delayedKey, id) == 0 then
   local due = redis.call('HGET', dueKey, id)
   -- Active leases carry a token after a '/': those are being handled.

@@ -8,7 +8,11 @@
 -- ARGV[6] reason when dead at once ('' = the default)
 -- ARGV[7] default backoff cap in ms (records may carry their own)
 -- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
-local unit, id = tonumber(ARGV[1]), ARGV[3]
+argCount(7)
+local unit, id = argUnit(1), ARGV[3] -- any bytes: a raw member's id is the member
+argText(2, 'lease token')
+argOneOf(5, 'mode', { 'retry', 'dead' })
+argInt(7, 'default backoff cap in ms', 0)
 local lease = redis.call('HGET', dueKey, id)
 local suffix = '/' .. ARGV[2]
 if not lease or not string.find(lease, suffix, #lease - #suffix + 1, true) then
