@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
-import { fixture, recorded, runCli, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
+import {
+  fixture,
+  recorded,
+  runCli,
+  tempDir,
+  untilClaimed,
+  useRuntimeRedis,
+  waitFor,
+} from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 let prefixes = 0;
@@ -149,7 +157,14 @@ describe('skyq pause and resume', () => {
       });
       expect(stats.stdout).toMatch(new RegExp(`^${prefix}:1 .* paused$`, 'm'));
 
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The claim that saw the pause may have run before the add: one more after it (adds to a
+      // paused group wake nobody). Whatever it leased would start at once; a message added after
+      // it, in the group not paused, is handled by then.
+      await untilClaimed(redis.client, prefix, 1);
+      const later = await queue.add({ list, note: 'after the pause was seen' }, { group: 0 });
+      await waitFor('a later message of group 0 to run', async () =>
+        (await recorded(redis.client, list)).includes(later) ? true : undefined,
+      );
       expect(await recorded(redis.client, list)).not.toContain(held);
       expect((await queue.get(held))?.state).toBe('ready');
 

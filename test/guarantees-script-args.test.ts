@@ -38,6 +38,16 @@ const scripts: Script[] = [
     source: scriptSource('watch-many'),
     keys: (prefix: string) => [`${prefix}:0`],
   },
+  {
+    name: 'ratelimit-take',
+    source: scriptSource('ratelimit-take'),
+    keys: (prefix: string) => [`{${prefix}:rate}:index`, `{${prefix}:rate}:b:all`],
+  },
+  {
+    name: 'ratelimit-list',
+    source: scriptSource('ratelimit-list'),
+    keys: (prefix: string) => [`{${prefix}:rate}:index`],
+  },
   ...Object.entries(INTAKE_SCRIPTS).map(([name, count]) => ({
     name: `intake-${name}`,
     source: intakeScriptSource(name as keyof typeof INTAKE_SCRIPTS),
@@ -93,7 +103,7 @@ describe('every Lua script refuses malformed arguments', () => {
       .map((file) => file.replace(/\.lua$/, ''))
       .filter((name) => !shared.has(name));
     expect(scripts.map((s) => s.name).sort()).toEqual(files.sort());
-    expect(MULTI_GROUP_SCRIPTS.length).toBe(2);
+    expect(MULTI_GROUP_SCRIPTS.length).toBe(4); // format, watch-many and the two above
   });
 
   it('answers one line naming the argument and changes no key', async () => {

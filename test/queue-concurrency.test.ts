@@ -127,6 +127,7 @@ describe('concurrent claimers', () => {
   it('cancel and reschedule racing the claimers: delivered or cancelled, never both or neither', async () => {
     const { producer, claimers } = await queues11();
     const total = 4_000;
+    const addedAt = Date.now();
     const ids = await producer.addBulk(
       Array.from({ length: total }, (_, i) => ({ body: i, options: { delay: (i * 37) % 1_000 } })),
     );
@@ -168,12 +169,21 @@ describe('concurrent claimers', () => {
       () => !racing && tally.deliveries.size + cancelled.size >= total,
     );
     await cancelling;
-    // A cancelled message must stay gone: give any stray copy time to fall due and be claimed.
-    await sleep(500);
-    await runClaimers(claimers, tally, () => true);
-    for (const [g] of (await producer.counts()).entries()) {
-      const late = await claimers[0]?.claim(g, 100);
-      for (const m of late ?? []) tally.deliveries.set(m.id, (tally.deliveries.get(m.id) ?? 0) + 1);
+    // A cancelled message must stay gone. Any stray copy is due by the latest due time given
+    // (adds up to 999 ms after addedAt, reschedules up to 149 ms after their call, all made by
+    // now): one last message per group, due after that, is claimed only once every earlier one
+    // was (claims take due time order), so the claimers run until those last ones came.
+    const lastDue = Math.max(addedAt + 1_000, Date.now() + 150) + 50;
+    const last = await producer.addBulk(
+      Array.from({ length: GROUPS }, (_, group) => ({
+        body: 'last',
+        options: { group, delay: lastDue - Date.now() },
+      })),
+    );
+    await runClaimers(claimers, tally, () => last.every((id) => tally.deliveries.has(id)));
+    for (const id of last) {
+      expect(tally.deliveries.get(id)).toBe(1);
+      tally.deliveries.delete(id);
     }
 
     expect(cancelled.size).toBeGreaterThan(0);

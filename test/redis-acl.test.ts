@@ -94,7 +94,7 @@ describe('a user with exactly the rule', () => {
       expect(produced.code).toBe(0);
       const listed = await runCli(['dlq', 'list', ...flags, '--json']);
       expect(JSON.parse(listed.stdout)).toMatchObject([{ id: dead }]);
-      const purged = await runCli(['dlq', 'purge', ...flags]);
+      const purged = await runCli(['dlq', 'purge', ...flags, '--yes']);
       expect(purged.stderr).toBe('');
       expect(purged.stdout).toContain('purged 1');
       // Done and purged: their body keys went with them.

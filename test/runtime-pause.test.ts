@@ -1,23 +1,26 @@
 import { expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
-import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
+import { fixture, tempDir, untilClaimed, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 
 it('holds messages while paused and consumes them after resume()', async () => {
   const where = { redis: redis.server.url, prefix: 'paused', groups: 2 };
   const queue = new Queue(where);
-  const launcher = await startActors({
-    ...where,
-    handler: fixture('record.mjs'),
-    publishStats: false,
-    logDir: tempDir(),
-    paused: true,
-  });
+  const options = { handler: fixture('record.mjs'), publishStats: false };
+  const launcher = await startActors({ ...where, ...options, logDir: tempDir(), paused: true });
+  // The same launcher, not paused, on a queue of its own: once it handled what it was given
+  // after the paused one got its messages, the paused one would have handled them too.
+  const control = { redis: redis.server.url, prefix: 'unpaused', groups: 2 };
+  const controlQueue = new Queue(control);
+  const controlLauncher = await startActors({ ...control, ...options, logDir: tempDir() });
   try {
     await queue.addBulk(Array.from({ length: 20 }, () => ({ body: { list: 'paused' } })));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await controlQueue.addBulk(Array.from({ length: 20 }, () => ({ body: { list: 'unpaused' } })));
+    await waitFor('the launcher not paused handled its 20', async () =>
+      (await redis.client.llen('unpaused')) === 20 ? true : undefined,
+    );
     expect(await redis.client.llen('paused')).toBe(0);
     expect((await queue.counts()).reduce((sum, c) => sum + c.ready, 0)).toBe(20);
     await launcher.resume();
@@ -25,8 +28,8 @@ it('holds messages while paused and consumes them after resume()', async () => {
       (await redis.client.llen('paused')) === 20 ? true : undefined,
     );
   } finally {
-    await launcher.stop();
-    await queue.close();
+    await Promise.all([launcher.stop(), controlLauncher.stop()]);
+    await Promise.all([queue.close(), controlQueue.close()]);
   }
 });
 
@@ -56,15 +59,25 @@ it('queue.pause() holds a group for every launcher until queue.resume()', async 
       );
       return paused ? true : undefined;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await redis.client.llen('gpause')).toBe(1);
+    // Adds to a paused group wake nobody: a claim of group 1 after the held adds, so the
+    // check below sees what a claim does with them.
+    await untilClaimed(redis.client, 'gpause', 1);
+    // Whatever that claim leased would start at once; a message added after it, in the group
+    // not paused, is handled by then.
+    const later = await queue.add({ list: 'gpause' }, { group: 0 });
+    await waitFor('a later message of the other group consumed', async () =>
+      (await redis.client.lrange('gpause', 0, -1)).includes(later) ? true : undefined,
+    );
+    expect(await redis.client.llen('gpause')).toBe(2);
     expect((await queue.counts())[1]).toMatchObject({ ready: 10, paused: true });
 
     expect(await queue.resume()).toEqual([1]); // all groups: only group 1 was paused
     await waitFor('the held ones consumed', async () =>
-      (await redis.client.llen('gpause')) === 11 ? true : undefined,
+      (await redis.client.llen('gpause')) === 12 ? true : undefined,
     );
-    expect((await redis.client.lrange('gpause', 0, -1)).sort()).toEqual([...held, free].sort());
+    expect((await redis.client.lrange('gpause', 0, -1)).sort()).toEqual(
+      [...held, free, later].sort(),
+    );
     await waitFor('the acks', async () =>
       (await queue.counts())[1]?.active === 0 ? true : undefined,
     );
@@ -95,7 +108,10 @@ it('adds to a paused group wake no actor (only resume does)', async () => {
   };
   try {
     await queue.pause(0);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the actor hears of the pause
+    // pause() wakes the actor: it claims, finds the group paused, and says so.
+    await waitFor('the actor in state paused', async () =>
+      (await launcher.stats()).actors[0]?.stat?.state === 'paused' ? true : undefined,
+    );
     const before = await scriptCalls();
     for (let i = 0; i < 30; i++) {
       await queue.add({ list: 'pwake' }, { group: 0 });

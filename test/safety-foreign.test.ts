@@ -5,13 +5,14 @@
  * and on a cluster. Before, an idle actor never saw such a member (35 s and counting), and once
  * one sat at the head of the set, skyq's own later adds sent no wake-up either.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf } from '../src/base/keys.js';
 import { Queue, type ScoreUnit } from '../src/index.js';
 import type { Launcher } from '../src/runtime/launcher.js';
-import { Watcher } from '../src/runtime/watcher.js';
 import { type StartOptions, startActors } from '../src/start.js';
+import { startHoldProxy } from './helpers/hold-proxy.js';
 import { type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,
@@ -215,46 +216,64 @@ describe('keyspace notifications', () => {
   });
 
   it('a ZADD notified while the actor polls gets it poked all the same', async () => {
-    // The race: an actor's poll ran in Redis before the ZADD and answers after the watcher read
-    // the notified group, so the actor goes idle without the member. The watcher must not skip
-    // a busy actor then (real Redis and Watcher; the actor is a stand-in that stays busy).
-    const queue = new Queue({ redis: server.url, prefix: 'ks3', groups: 3 });
-    let pokes = 0;
-    const busy = { plannedAt: () => 0, poke: () => void pokes++ };
-    const settings = { intervalMs: 0, keyspaceEvents: 'auto' as const };
-    const watcher = new Watcher(
-      queue,
-      [2],
-      () => busy,
-      settings,
-      () => {},
-    );
+    // The race: the actor's claim ran in Redis before the ZADD, and its reply comes after the
+    // watcher judged the notified group, so the actor goes idle without the member; with
+    // watchMs 0 nothing looks again, for good. The proxy makes that order exact: it holds the
+    // claim's reply until the watcher's check of the notification has been answered.
+    await plain.del('starts');
+    const proxy = await startHoldProxy(server.port);
+    const prefix = 'ksrace';
+    const launcher = await launch({ redis: proxy.url }, { prefix, groups: 1, watchMs: 0 });
     try {
-      await watcher.start();
-      expect(watcher.notified).toBe(true);
-      await plain.zadd(keyOf('ks3', 2, 'delayed'), Date.now() - 1, 'raw:during-poll');
-      await waitFor('a poke', () => (pokes > 0 ? true : undefined), 2000);
+      // The watcher listens: its subscriber is on the server, subscribed.
+      const list = String(await plain.call('CLIENT', 'LIST'));
+      expect(list).toMatch(/name=skyq-keyspace .*sub=1 /);
+      await untilAsleep(plain, prefix, 0);
+      // A token whose message someone else took (another launcher's actor): the claim it
+      // causes finds nothing.
+      const claimed = proxy.holdReplyTo('skyq', 'evalsha', keyOf(prefix, 0, 'claimed'));
+      await plain.rpush(keyOf(prefix, 0, 'wake'), '0');
+      await claimed; // the claim ran in Redis; the actor waits for its reply
+      const checked = proxy.nextReply('skyq-coordinator');
+      await plain.zadd(keyOf(prefix, 0, 'delayed'), Date.now() - 1, 'raw:during-poll');
+      await checked; // the watcher's check of the notified group was answered
+      // The coordinator thread judges on that reply; let it, so a build that skips the busy
+      // actor fails for certain (a passing build passes whatever this wait is).
+      await sleep(300);
+      proxy.release();
+      const [late] = await lateness(plain, ['raw:during-poll'], 5000);
+      expect(late).toBeLessThan(2000);
     } finally {
-      watcher.close();
-      await queue.close();
+      proxy.release();
+      await launcher.stop();
+      await proxy.close();
     }
   });
 
-  it("'enable' turns them on where they are off", async () => {
+  it("'enable' turns them on where they are off, and then a raw ZADD wakes the actor", async () => {
+    await plain.del('starts');
     const other = await startStandalone();
     const client = new Redis(other.url);
-    const launcher = await startActors({
-      redis: other.url,
-      prefix: 'ks2',
-      groups: 1,
-      logDir: tempDir(),
-      publishStats: false,
-      keyspaceEvents: 'enable',
-    });
+    const prefix = 'ksenable';
+    // No watcher ticks and no token: only the notification it turned on can wake the actor.
+    const launcher = await launch(
+      { redis: other.url },
+      {
+        prefix,
+        groups: 1,
+        watchMs: 0,
+        keyspaceEvents: 'enable',
+      },
+    );
     try {
       const [, flags] = (await client.config('GET', 'notify-keyspace-events')) as string[];
       expect(flags).toMatch(/K/);
       expect(flags).toMatch(/z/);
+      await untilAsleep(client, prefix, 0);
+      await client.zadd(keyOf(prefix, 0, 'delayed'), Date.now() - 1, 'raw:enabled');
+      // The handler records starts on the suite's server (SKYQ_FIXTURE_REDIS).
+      const [late] = await lateness(plain, ['raw:enabled'], 5000);
+      expect(late).toBeLessThan(1000);
     } finally {
       await launcher.stop();
       client.disconnect();

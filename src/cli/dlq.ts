@@ -1,4 +1,5 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { Queue } from '../queue/queue.js';
 import {
@@ -22,6 +23,7 @@ interface DlqFlags extends ConnectionFlags {
   limit: string;
   after?: string;
   json?: boolean;
+  yes?: boolean;
 }
 
 function selection(flags: DlqFlags) {
@@ -68,6 +70,8 @@ export function registerDlq(program: Command): void {
               printable(l.lastError ?? ''),
               preview(l.body, BODY_COLUMN),
             ]),
+            // Figures (group, attempts) right, text (time, reason, error, body) left.
+            { leftAlign: [2, 4, 5, 6] },
           ),
         );
         if (more) console.log(more);
@@ -77,16 +81,49 @@ export function registerDlq(program: Command): void {
     ['retry', 'put dead letters back to work'],
     ['purge', 'delete dead letters for good'],
   ] as const) {
-    withConnectionFlags(dlq.command(name))
+    const command = withConnectionFlags(dlq.command(name))
       .description(`${what} (all, or --group / --ids)`)
       .option('--group <g>', 'only this group')
-      .option('--ids <ids>', 'only these ids, comma separated')
-      .action((flags: DlqFlags) =>
-        withQueue(flags, async (queue) => {
-          const count = await queue.deadLetters[name](selection(flags));
-          console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
-        }),
-      );
+      .option('--ids <ids>', 'only these ids, comma separated');
+    if (name === 'purge') command.option('--yes', 'purge every dead letter without asking');
+    command.action((flags: DlqFlags) => {
+      const chosen = selection(flags);
+      const ask = name === 'purge' && !flags.yes && !chosen.ids && chosen.group === undefined;
+      // With nobody to ask (a pipe, a script), purging everything takes --yes.
+      if (ask && !process.stdin.isTTY) {
+        console.error(
+          'skyq: dlq purge with no --group or --ids deletes every dead letter; stdin is not a terminal to ask, so nothing was purged: add --yes',
+        );
+        process.exitCode = 1;
+        return;
+      }
+      return withQueue(flags, async (queue) => {
+        if (ask && !(await confirmPurgeAll(queue))) return console.log('purged nothing');
+        const { count, notFound } = await queue.deadLetters.act(name, chosen);
+        console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
+        if (notFound.length > 0) {
+          const where = chosen.group === undefined ? '' : ` in group ${chosen.group}`;
+          console.error(
+            `skyq: not found among the dead letters${where}: ${notFound.map((id) => printable(String(id))).join(', ')}`,
+          );
+          process.exitCode = 1;
+        }
+      });
+    });
+  }
+}
+
+/** `dlq purge` with no selection deletes every dead letter: on a terminal it asks first, as the dashboard does. */
+async function confirmPurgeAll(queue: Queue): Promise<boolean> {
+  const dead = (await queue.counts()).reduce((sum, group) => sum + group.dead, 0);
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await prompt.question(
+      `purge all ${dead} dead letter(s) in every group, for good? [y/N] `,
+    );
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    prompt.close();
   }
 }
 

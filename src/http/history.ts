@@ -4,6 +4,7 @@
 import type { GroupCounts } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { LatenessWindow, type WindowLateness } from './lateness-window.js';
+import { ThroughputWindow } from './throughput-window.js';
 
 export interface Reading {
   counts: GroupCounts[];
@@ -17,6 +18,8 @@ export interface Sample {
   /** done and failed over every launcher, as counted since each started */
   done: number;
   failed: number;
+  /** done per second over every launcher, on their own clocks (null until known) */
+  rate: number | null;
   lateness: WindowLateness;
 }
 
@@ -26,8 +29,6 @@ export interface Latest extends Reading {
   rates: Record<string, number>;
 }
 
-const RATE_WINDOW_MS = 5000;
-
 export const actorKey = (launcherId: string, group: number) => `${launcherId}/${group}`;
 
 export class History {
@@ -35,8 +36,7 @@ export class History {
   readonly #keep: number;
   readonly #everyMs: number;
   readonly #samples: Sample[] = [];
-  /** recent per-actor done counts, for rates */
-  readonly #recentDone: { at: number; done: Map<string, number> }[] = [];
+  readonly #throughput = new ThroughputWindow(actorKey);
   readonly #lateness = new LatenessWindow();
   #latest: Latest | null = null;
   #error: string | null = null;
@@ -91,39 +91,25 @@ export class History {
       return;
     }
     const at = Date.now();
-    const done = new Map<string, number>();
+    let done = 0;
     let failed = 0;
     for (const launcher of reading.launchers) {
       for (const view of launcher.actors) {
-        if (!view.stat) continue;
-        done.set(actorKey(launcher.launcherId, view.group), view.stat.done);
-        failed += view.stat.failed;
+        done += view.stat?.done ?? 0;
+        failed += view.stat?.failed ?? 0;
       }
     }
+    const rates = this.#throughput.next(reading.launchers, at);
     this.#samples.push({
       at,
       depths: reading.counts.map((c) => (c.error ? null : [c.delayed, c.ready, c.active, c.dead])),
-      done: [...done.values()].reduce((a, b) => a + b, 0),
+      done,
       failed,
+      rate: rates.total,
       lateness: this.#lateness.next(reading.launchers),
     });
     if (this.#samples.length > this.#keep)
       this.#samples.splice(0, this.#samples.length - this.#keep);
-    this.#recentDone.push({ at, done });
-    while ((this.#recentDone[1]?.at ?? at) <= at - RATE_WINDOW_MS) this.#recentDone.shift();
-    this.#latest = { ...reading, at, rates: this.#rates() };
-  }
-
-  #rates(): Record<string, number> {
-    const first = this.#recentDone[0];
-    const last = this.#recentDone[this.#recentDone.length - 1];
-    const rates: Record<string, number> = {};
-    if (!first || !last || last.at <= first.at) return rates;
-    for (const [key, done] of last.done) {
-      const before = first.done.get(key);
-      if (before === undefined || before > done) continue;
-      rates[key] = Math.round(((done - before) * 1000) / (last.at - first.at));
-    }
-    return rates;
+    this.#latest = { ...reading, at, rates: rates.actors };
   }
 }

@@ -2,11 +2,11 @@
 -- A record that cannot be read is dead-lettered again when it is next leased.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] '*' for the oldest ARGV[2] dead letters, or 'ids' with ARGV[2..] ids
--- Returns how many went back.
+-- Returns how many went back ('*'), or the ids that did ('ids': the caller names the others).
 argDeadSelection()
 local ids = selectDead()
 if #ids == 0 then
-  return 0
+  return deadReply(ids)
 end
 local now = nowMs()
 local dues = {}
@@ -19,4 +19,4 @@ for _, key in ipairs({ attKey, errKey, reasonKey }) do
 end
 toReady(ids, dues)
 wake()
-return #ids
+return deadReply(ids)

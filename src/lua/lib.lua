@@ -345,6 +345,14 @@ local function selectDead()
   return membersOf(deadKey, argvFrom(2))
 end
 
+-- What dead-retry and dead-purge answer: a count for '*', the ids acted on for 'ids'.
+local function deadReply(ids)
+  if ARGV[1] == '*' then
+    return #ids
+  end
+  return ids
+end
+
 -- A fresh generated id, when one a producer chose exists already: its counter
 -- went back (an older AOF, a failover to a lagging replica). The counter jumps
 -- further on each taken id, past however much was handed out twice. Rare.

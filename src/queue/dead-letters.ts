@@ -75,6 +75,12 @@ export interface DeadLetterSelection {
   ids?: (string | Buffer)[];
 }
 
+/** What act() did: how many dead letters it retried or purged, and the asked-for ids it did not find. */
+export interface DeadLetterOutcome {
+  count: number;
+  notFound: (string | Buffer)[];
+}
+
 const BATCH = 1000;
 /** dead-list.lua's fields per letter */
 const FIELDS = 7;
@@ -143,37 +149,54 @@ export class DeadLetters {
   }
 
   /** Puts dead letters back to work (ready now, attempts reset); returns how many. */
-  retry(selection: DeadLetterSelection = {}): Promise<number> {
-    return this.#apply('dead-retry', selection);
+  async retry(selection: DeadLetterSelection = {}): Promise<number> {
+    return (await this.act('retry', selection)).count;
   }
 
   /** Deletes dead letters for good; returns how many. */
-  purge(selection: DeadLetterSelection = {}): Promise<number> {
-    return this.#apply('dead-purge', selection);
+  async purge(selection: DeadLetterSelection = {}): Promise<number> {
+    return (await this.act('purge', selection)).count;
   }
 
-  async #apply(name: 'dead-retry' | 'dead-purge', selection: DeadLetterSelection): Promise<number> {
+  /** retry() or purge(), also naming the ids of `selection.ids` that were no dead letter. */
+  async act(
+    action: 'retry' | 'purge',
+    selection: DeadLetterSelection = {},
+  ): Promise<DeadLetterOutcome> {
+    const script = action === 'retry' ? 'dead-retry' : 'dead-purge';
     const groups = this.#groups(selection.group);
     const ids = selection.ids?.map((id) => checkLookupId('ids', id));
-    const counts = await Promise.all(
+    if (!ids) {
+      const counts = await Promise.all(groups.map((group) => this.#applyAll(script, group)));
+      return { count: counts.reduce((a, b) => a + b, 0), notFound: [] };
+    }
+    // Each group's script answers the ids it found among its dead letters.
+    const found = new Set<string>();
+    await Promise.all(
       groups.map(async (group) => {
-        if (ids) {
-          // The scripts ignore ids that are not dead letters of their group.
-          let moved = 0;
-          for (let i = 0; i < ids.length; i += BATCH) {
-            moved += (await this.#run(name, group, ['ids', ...ids.slice(i, i + BATCH)])) as number;
-          }
-          return moved;
-        }
-        let total = 0;
-        for (;;) {
-          const moved = (await this.#run(name, group, ['*', BATCH])) as number;
-          total += moved;
-          if (moved < BATCH) return total;
+        for (let i = 0; i < ids.length; i += BATCH) {
+          const acted = (await this.#run(script, group, [
+            'ids',
+            ...ids.slice(i, i + BATCH),
+          ])) as Buffer[];
+          for (const id of acted) found.add(id.toString('latin1'));
         }
       }),
     );
-    return counts.reduce((a, b) => a + b, 0);
+    // Compared as bytes: Redis answers Buffers, and an id may be given as one.
+    const key = (id: string | Buffer) => Buffer.from(id).toString('latin1');
+    const missing = new Map<string, string | Buffer>();
+    for (const id of ids) if (!found.has(key(id))) missing.set(key(id), id);
+    return { count: found.size, notFound: [...missing.values()] };
+  }
+
+  async #applyAll(script: 'dead-retry' | 'dead-purge', group: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const moved = (await this.#run(script, group, ['*', BATCH])) as number;
+      total += moved;
+      if (moved < BATCH) return total;
+    }
   }
 
   async #page(

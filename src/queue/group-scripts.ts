@@ -49,6 +49,14 @@ export class GroupScripts {
     });
   }
 
+  /** A stand-alone script with its keys declared (see Scripts.runKeys). */
+  runKeys(name: MultiGroupScriptName, keys: string[], args: (string | number)[]) {
+    if (this.closed) return Promise.reject(errors.closed('queue'));
+    return this.#scripts.runKeys(name, keys, args).catch((error) => {
+      throw this.explain(error);
+    });
+  }
+
   /** A Redis error as a reader needs it: NOPERM names the ACL rule, a lost connection says so. */
   explain(error: unknown): unknown {
     return explainRedisError(error, this.#config.prefix, this.#client);

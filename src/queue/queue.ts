@@ -10,6 +10,7 @@ import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from '
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
+import { type GroupCounts, groupCounts } from './counts.js';
 import { DeadLetters } from './dead-letters.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
@@ -20,22 +21,13 @@ import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
+import { RateLimits } from './ratelimit/buckets.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
 import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
 
+export type { GroupCounts } from './counts.js';
 export type { PollOptions } from './leases.js';
-
-export interface GroupCounts {
-  group: number;
-  delayed: number;
-  ready: number;
-  active: number;
-  dead: number;
-  paused: boolean;
-  /** set when this group could not be read (a key of the wrong type, …); the figures are 0 */
-  error?: string;
-}
 
 export class Queue {
   readonly config: QueueConfig;
@@ -43,6 +35,8 @@ export class Queue {
   readonly deadLetters: DeadLetters;
   /** periodic schedules whose occurrences are messages of this queue */
   readonly schedules: Schedules;
+  /** the shared rate-limit buckets (the runtime's rateLimit option takes from them) */
+  readonly rateLimits: RateLimits;
   readonly #scripts: GroupScripts;
   readonly #ownsClient: boolean;
   readonly #rawHeader: string;
@@ -75,6 +69,12 @@ export class Queue {
       run: (name, group, args) => this.run(name, group, args),
       now: (group) => this.clock(group).now(),
     });
+    this.rateLimits = new RateLimits(
+      this.config.prefix,
+      this.config.unitMs,
+      (name, keys, args) => this.#scripts.runKeys(name, keys, args),
+      (name, group, args) => this.run(name, group, args),
+    );
     this.#leases = new Leases(
       this.config,
       this.#rawHeader,
@@ -213,19 +213,10 @@ export class Queue {
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
   async counts(): Promise<GroupCounts[]> {
-    return Promise.all(
-      this.#scripts.keys.map(async (_, group): Promise<GroupCounts> => {
-        try {
-          const [delayed, ready, active, dead, paused] = (await this.run('counts', group, [
-            this.config.unitMs,
-          ])) as number[];
-          return { group, delayed, ready, active, dead, paused: paused === 1 } as GroupCounts;
-        } catch (error) {
-          if (this.#scripts.closed) throw error;
-          const reason = error instanceof Error ? error.message : String(error);
-          return { group, delayed: 0, ready: 0, active: 0, dead: 0, paused: false, error: reason };
-        }
-      }),
+    return groupCounts(
+      this.config,
+      (group, args) => this.run('counts', group, args),
+      () => this.#scripts.closed,
     );
   }
 

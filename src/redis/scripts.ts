@@ -31,6 +31,7 @@ export const SCRIPT_NAMES = [
   'schedule-list',
   'spill-drop',
   'intake-dead',
+  'ratelimit-holdback',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -39,7 +40,12 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
  * Scripts that stand alone: no lib.lua, any number of keys (over several groups at once, or a
  * key of their own such as `<prefix>:format`).
  */
-export const MULTI_GROUP_SCRIPTS = ['watch-many', 'format'] as const;
+export const MULTI_GROUP_SCRIPTS = [
+  'watch-many',
+  'format',
+  'ratelimit-take',
+  'ratelimit-list',
+] as const;
 export type MultiGroupScriptName = (typeof MULTI_GROUP_SCRIPTS)[number];
 
 /** Every script takes the group's keys in the same order (see keys.ts). */
@@ -122,6 +128,15 @@ export class Scripts {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
     const command = commands[commandName(name)] as ScriptCommand;
     return whileSlotMoves(this.#client, () => command.call(this.#client, 1, routingKey, ...args));
+  }
+
+  /** Runs a stand-alone script with its keys declared (all in one slot on a cluster). */
+  runKeys(name: MultiGroupScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    const command = commands[commandName(name)] as ScriptCommand;
+    return whileSlotMoves(this.#client, () =>
+      command.call(this.#client, keys.length, ...keys, ...args),
+    );
   }
 
   /** Loads every script into every master now, so the first real call is EVALSHA. */

@@ -1,6 +1,7 @@
 // The contract of an actor: what its handler gets, how it is set up, and the
 // calls it answers (skynet's debug protocol plus drain and resume).
 import type { Message } from '../queue/message.js';
+import type { RateLimitSpec } from '../queue/ratelimit/spec.js';
 import type { ActorStat } from './launcher-stats.js';
 
 export interface JobContext {
@@ -23,6 +24,8 @@ export interface ActorSettings {
   timeoutMs: number;
   /** lease messages due this soon and start them on a local timer (see claim.lua) */
   lookaheadMs: number;
+  /** shared rate limits: tokens taken around each claim (see rate-gate.ts); null = none */
+  rateLimit?: RateLimitSpec | null;
   /** start without claiming until resume() */
   paused?: boolean;
 }

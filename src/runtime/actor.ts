@@ -11,6 +11,7 @@ import { threadId } from 'node:worker_threads';
 import { ReplyClock } from '../queue/clock.js';
 import type { Message, PollResult } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
+import { ActorLimits } from './actor-limits.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
@@ -44,6 +45,7 @@ export class Actor {
   readonly #log: Logger;
   readonly #stats: StatBlock;
   readonly #jobs: Jobs;
+  readonly #limits: ActorLimits;
   /** Redis's clock, from the claims' replies: never ahead, never moved by the wall clock */
   readonly #clock = new ReplyClock();
   #loop: Promise<void> = Promise.resolve();
@@ -75,6 +77,16 @@ export class Actor {
       errors: this.#errors,
       now: () => this.#clock.now(),
       ended: () => this.#ended(),
+    });
+    this.#limits = new ActorLimits({
+      settings,
+      queue,
+      waker,
+      log,
+      stats,
+      errors: this.#errors,
+      takeAcks: () => this.#takeAcks(),
+      putBack: (acks) => this.#jobs.putBack(acks),
     });
     stats.startedAt = Date.now();
     stats.state = 'starting';
@@ -177,18 +189,20 @@ export class Actor {
         await this.#waker.wait(-1, false);
         continue;
       }
-      clearTimeout(this.#ackTimer);
-      this.#ackTimer = undefined;
-      const ack = this.#jobs.takeFinished();
-      const max = Math.min(room, this.#settings.batch);
+      // With a rate limit, the claim leases no more than the tokens taken for it.
+      const max = await this.#limits.allow(Math.min(room, this.#settings.batch));
+      if (max === 0) continue;
+      const ack = this.#takeAcks();
       const polled = await this.#poll(max, ack);
       if (!polled) {
+        await this.#limits.admit([], max); // hands its tokens back
         this.#jobs.putBack(ack);
         await this.#waker.wait(errorPause);
         errorPause = Math.min(MAX_ERROR_PAUSE_MS, errorPause * 2);
         continue;
       }
       errorPause = ERROR_PAUSE_MS;
+      const admitted = await this.#limits.admit(polled.messages, max);
       if (polled.paused !== (this.#state === 'paused')) {
         this.#state = polled.paused ? 'paused' : 'running';
         this.#log.info({ event: this.#state }, polled.paused ? 'group paused' : 'group resumed');
@@ -198,7 +212,7 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      for (const message of polled.messages) this.#jobs.schedule(message, now);
+      for (const message of admitted) this.#jobs.schedule(message, now);
       if (polled.messages.length === max) continue;
       await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
     }
@@ -264,6 +278,13 @@ export class Actor {
       this.#log.warn(fields, 'malformed message dead-lettered');
     }
     return polled;
+  }
+
+  /** What finished, to ack with the next claim (or alone, while waiting for tokens). */
+  #takeAcks(): Message[] {
+    clearTimeout(this.#ackTimer);
+    this.#ackTimer = undefined;
+    return this.#jobs.takeFinished();
   }
 
   #redisNow(): number {

@@ -172,9 +172,10 @@ export class Coordinator {
 
   /**
    * Reads every actor's block: no message to the actors, so it never waits on a busy one.
-   * Without `buckets`, histograms come as percentiles only (what other processes need).
+   * Without `buckets`, histograms come as percentiles only, but for the launcher's totals when
+   * `totalBuckets` (what other processes need: see registry.ts).
    */
-  stats(buckets = true): LauncherStats {
+  stats(buckets = true, totalBuckets = buckets): LauncherStats {
     const blocks: StatBlock[] = [];
     const actors = [...this.#slots].map(([group, slot]): ActorView => {
       const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
@@ -192,7 +193,7 @@ export class Coordinator {
       at: Date.now(),
       actors,
       ...(this.#intake ? { intake: this.#intake.figures() } : {}),
-      totals: totalFigures(blocks, buckets),
+      totals: totalFigures(blocks, buckets, totalBuckets),
       servers: this.#servers,
     };
   }
@@ -214,7 +215,7 @@ export class Coordinator {
    * then only refreshed before they expire, not sent every second.
    */
   async #publish(): Promise<void> {
-    const stats = this.stats(false);
+    const stats = this.stats(false, true);
     const mark = JSON.stringify([
       stats.actors.map((a) => [a.status, a.restarts, a.stat]),
       stats.servers?.map((s) => [s.policy, s.skewMs]),

@@ -20,7 +20,10 @@ export async function publishStats(
   prefix: string,
   stats: LauncherStats,
 ): Promise<void> {
-  // Bucket lists are for merging inside one launcher: the caller leaves them empty.
+  // Per-actor bucket lists are for merging inside one launcher: the caller leaves them empty,
+  // and sends only the totals' (a few hundred numbers each), from which the stand-alone
+  // dashboard draws lateness p50/p99 per second and serves /metrics' histograms. Launchers
+  // of older versions sent none: their lateness shows as a mean only (lateness-window.ts).
   await client.set(statsKey(prefix, stats.launcherId), JSON.stringify(stats), 'PX', TTL_MS);
   const index = indexKey(prefix);
   const now = Date.now();

@@ -5,10 +5,12 @@ import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
+import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
 import { DEFAULT_LOG_DIR } from './logger.js';
+import { DEFAULT_ACTOR_NICE } from './thread-priority.js';
 import type { WatchSettings } from './watcher.js';
 
 /** What the actor runtime takes; src/start.ts adds the HTTP server on top. */
@@ -25,6 +27,11 @@ export interface RuntimeOptions extends QueueOptions {
   timeoutMs?: number;
   /** lease messages due within this window and start them on a local timer (default 250 ms) */
   lookaheadMs?: number;
+  /**
+   * nice steps each actor thread lowers its own priority by, so that a producer in the same
+   * process keeps the cores it needs (Linux only; default 10; 0: the launcher's priority)
+   */
+  actorNice?: number;
   /** handler module path; default: log each message as consumed */
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
@@ -55,6 +62,11 @@ export interface RuntimeOptions extends QueueOptions {
    * `BRPOP high normal low` takes them): names, or { list, group, priority }
    */
   intake?: (string | IntakeListOption)[];
+  /**
+   * at most `max` messages started per `perMs`, shared by every launcher on the same Redis and
+   * prefix; per job name too: `{ 'email.send': { max, perMs } }` ('*' = the whole queue)
+   */
+  rateLimit?: RateLimitOption;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -70,6 +82,8 @@ export interface StartPlan {
   queue: QueueOptions;
   groups: number[];
   actor: Omit<ActorSettings, 'group' | 'paused'>;
+  /** nice steps below the launcher's priority for each actor thread */
+  actorNice: number;
   handlerUrl: string | null;
   poolSize: number;
   logDir: string;
@@ -104,6 +118,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
+  const rateLimit = checkRateLimit(options.rateLimit);
   const keyspaceEvents = options.keyspaceEvents ?? 'auto';
   if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
     throw errors.invalidOption(
@@ -121,12 +136,17 @@ export function planStart(options: RuntimeOptions): StartPlan {
       batch: checkInteger('batch', options.batch ?? 200, 1, 10_000),
       leaseMs,
       timeoutMs: checkDuration('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      // A message leased ahead must not see its lease run out before it is due.
-      lookaheadMs: Math.min(
-        checkDuration('lookaheadMs', options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS, 1000),
-        Math.floor(leaseMs / 2),
-      ),
+      // A message leased ahead must not see its lease run out before it is due. With a rate
+      // limit, none is: its token would be spent up to a lookahead before it starts.
+      lookaheadMs: rateLimit
+        ? 0
+        : Math.min(
+            checkDuration('lookaheadMs', options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS, 1000),
+            Math.floor(leaseMs / 2),
+          ),
+      rateLimit,
     },
+    actorNice: checkInteger('actorNice', options.actorNice ?? DEFAULT_ACTOR_NICE, 0, 19),
     handlerUrl: url,
     poolSize,
     logDir: options.logDir ?? DEFAULT_LOG_DIR,

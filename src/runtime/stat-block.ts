@@ -25,6 +25,7 @@ export const COUNTER_NAMES = [
   'dead', // dead-lettered by this actor (failed last attempt, unreadable record)
   'stale', // ack/fail/extend refused: the lease had passed to another consumer
   'inFlight', // running or waiting for their due time right now
+  'heldBack', // leased, then handed back to wait by a per-name rate limit (no attempt counted)
 ] as const;
 export type CounterName = (typeof COUNTER_NAMES)[number];
 export type Counters = Record<CounterName, number>;
@@ -180,10 +181,15 @@ export class StatBlock {
   }
 }
 
-/** Counters added up and histograms merged over several blocks (a launcher's totals). */
+/**
+ * Counters added up and histograms merged over several blocks (a launcher's totals).
+ * `histogramBuckets`: the merged histograms' own buckets, even when `buckets` leaves the
+ * per-name ones out (what a launcher publishes: see registry.ts).
+ */
 export function totalFigures(
   blocks: StatBlock[],
   buckets = true,
+  histogramBuckets = buckets,
 ): Counters & Pick<BlockFigures, 'histograms' | 'summary' | 'names'> {
   const counters = Object.fromEntries(
     COUNTER_NAMES.map((name) => [name, blocks.reduce((sum, block) => sum + block.get(name), 0)]),
@@ -198,7 +204,7 @@ export function totalFigures(
   const redisRtt = merged('redisRtt');
   return {
     ...counters,
-    histograms: buckets
+    histograms: histogramBuckets
       ? {
           lateness: histogramData(lateness),
           handler: histogramData(handler),

@@ -174,6 +174,20 @@ export async function blockedClients(client: Redis | Cluster, name: string): Pro
 }
 
 /**
+ * Makes an actor of the group claim once more and waits until it did: a token in its wake list
+ * (as a producer's add leaves), then the `next` key the claim writes (a paused claim too). For
+ * a paused group, whose adds wake nobody, so that a check afterwards sees what a claim does.
+ */
+export async function untilClaimed(client: Redis | Cluster, prefix: string, group: number) {
+  const next = keyOf(prefix, group, 'next');
+  await client.del(next);
+  await client.rpush(keyOf(prefix, group, 'wake'), '0');
+  await waitFor(`a claim of group ${group}`, async () =>
+    (await client.exists(next)) === 1 ? true : undefined,
+  );
+}
+
+/**
  * Waits until the group's wake list holds no token and `count` actors of the group sit in
  * BLPOP on it: every actor of the group has taken the last token, looked, and gone to sleep.
  */

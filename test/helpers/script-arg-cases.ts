@@ -126,6 +126,16 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     format: { valid: ['2'], bad: [['nothing at all', []]] },
     'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
     'intake-commit': { valid: ['1', '0'], bad: [] },
+    'ratelimit-holdback': {
+      valid: ['1', '1', '100', ...lease],
+      bad: [
+        ['more hold times than ids', ['1', '2', '100', '100', ...lease]],
+        ['no leases', ['1', '1', '100']],
+        ['the last argument missing', ['1', '1', '100', '$tok', '1']],
+      ],
+    },
+    'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
+    'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
     'intake-alive': {
@@ -160,6 +170,9 @@ function badValues(name: string, valid: Args): Case[] {
     'watch-many': [1, 3],
     'intake-commit': [1, 2],
     'intake-alive': [2],
+    'ratelimit-holdback': [1, 2, 3],
+    'ratelimit-take': [2, 3, 4, 5, 6],
+    'ratelimit-list': [2],
   };
   const words: Record<string, [number, string][]> = {
     claim: [
@@ -188,6 +201,8 @@ function badValues(name: string, valid: Args): Case[] {
     'intake-dead': [[1, '']],
     'watch-many': [[2, '']],
     'intake-alive': [[1, '']],
+    'ratelimit-take': [[1, '']],
+    'ratelimit-list': [[1, '']],
   };
   const out: Case[] = [];
   for (const position of numbers[name] ?? []) {
@@ -199,7 +214,7 @@ function badValues(name: string, valid: Args): Case[] {
     out.push([`ARGV[${position}] "${value}"`, set(valid, position, value)]);
   }
   // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
-  const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add'];
+  const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add', 'ratelimit-holdback'];
   if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
   if (name === 'claim' || name === 'extend' || name === 'release') {
     out.push(['the last argument missing', valid.slice(0, -1)]);

@@ -65,11 +65,8 @@ function describeSource(data) {
 
 function drawCharts() {
   const times = samples.map((s) => s.at);
-  const rates = samples.map((s, i) => {
-    const before = samples[i - 1];
-    if (!before || s.done < before.done) return null;
-    return ((s.done - before.done) * 1000) / Math.max(s.at - before.at, 1);
-  });
+  // Taken by the server on each launcher's own clock (see throughput-window.ts).
+  const rates = samples.map((s) => s.rate ?? null);
   lineChart(document.getElementById('throughput-chart'), {
     times,
     series: [{ label: 'done / s', values: rates, className: 'rate' }],

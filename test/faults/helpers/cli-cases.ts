@@ -123,14 +123,16 @@ const COMMANDS: CommandSpec[] = [
     },
   },
   ...(['retry', 'purge'] as const).map((verb) => ({
-    words: ['dlq', verb],
+    // purge with no selection asks first, and refuses where nobody can answer: --yes.
+    words: verb === 'purge' ? ['dlq', verb, '--yes'] : ['dlq', verb],
     ids: 0,
     mustSucceed: true,
     flags: {
       group,
+      // Random ids are no dead letters: the command names them and exits 1.
       ids: (rng: Rng) => ({
         args: ['--ids', `${text(rng, 10)},${text(rng, 10)}`],
-        verdict: 'ok' as const,
+        verdict: 'maybe' as const,
         names: [],
       }),
     },
