@@ -136,6 +136,23 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     },
     'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
     'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
+    list: {
+      valid: ['1', 'ready', '10', '100', '', '0', '0', 'first'],
+      bad: [
+        [
+          'an after-cursor without its position',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after'],
+        ],
+        [
+          'a cursor phase of 2',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after', '2', '=', '5', 'm'],
+        ],
+        [
+          'a cursor score not a number',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after', '0', '=', 'hi', 'm'],
+        ],
+      ],
+    },
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
     'intake-alive': {
@@ -173,6 +190,7 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-holdback': [1, 2, 3],
     'ratelimit-take': [2, 3, 4, 5, 6],
     'ratelimit-list': [2],
+    list: [1, 3, 4, 6, 7],
   };
   const words: Record<string, [number, string][]> = {
     claim: [
@@ -203,6 +221,10 @@ function badValues(name: string, valid: Args): Case[] {
     'intake-alive': [[1, '']],
     'ratelimit-take': [[1, '']],
     'ratelimit-list': [[1, '']],
+    list: [
+      [2, 'waiting'],
+      [8, 'last'],
+    ],
   };
   const out: Case[] = [];
   for (const position of numbers[name] ?? []) {
@@ -214,7 +236,16 @@ function badValues(name: string, valid: Args): Case[] {
     out.push([`ARGV[${position}] "${value}"`, set(valid, position, value)]);
   }
   // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
-  const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add', 'ratelimit-holdback'];
+  const open = [
+    'ack',
+    'extend',
+    'release',
+    'claim',
+    'spill-drop',
+    'watch-many',
+    'add',
+    'ratelimit-holdback',
+  ];
   if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
   if (name === 'claim' || name === 'extend' || name === 'release') {
     out.push(['the last argument missing', valid.slice(0, -1)]);
