@@ -32,6 +32,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   allowEviction?: boolean;
   intake?: string;
   keepDone?: string;
+  events?: boolean;
 }
 
 export function registerStart(program: Command): void {
@@ -51,6 +52,10 @@ export function registerStart(program: Command): void {
     .option(
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
+    )
+    .option(
+      '--events',
+      'publish every event for skyq events / queue.events() (done and dead always)',
     )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
@@ -84,6 +89,7 @@ export function registerStart(program: Command): void {
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
+        ...(flags.events ? { events: true } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)

@@ -11,6 +11,7 @@
 --     through the renamed hash, so the caller learns that id and not the id's
 --     present holder.
 -- ARGV[6] how many of them are spilled (their record is a stub: see src/queue/spill.ts)
+-- ARGV[7] events flag ('1' on: an added event for each message stored, events.lua)
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
 -- then 3 per spilled message: its position among the messages, the record's
@@ -31,25 +32,26 @@ if kind ~= 'none' and kind ~= 'zset' then
 end
 
 -- The arguments, all of them, before the first write (args.lua).
-argCount(6, -1)
+argCount(7, -1)
 argUnit(1)
 if ARGV[2] ~= '' then
   argNumber(2, "earliest due ms among the delayed ones ('' for none)")
 end
 local given = argInt(3, 'count of generated ids', 0, 100000) + argInt(4, 'count of caller ids', 0, 100000)
   + argInt(5, 'count of retried generated ids', 0, 100000)
-local spilledEnd = 6 + given * 3 + argInt(6, 'count of spilled messages', 0, given) * 3
+argEvents(7)
+local spilledEnd = 7 + given * 3 + argInt(6, 'count of spilled messages', 0, given) * 3
 if #ARGV < spilledEnd or (#ARGV - spilledEnd) % 2 ~= 0 then
   error({ err = 'ERR skyq: wrong number of arguments: ' .. spilledEnd .. ' for ' .. given
     .. ' messages, then id, priority pairs, got ' .. #ARGV })
 end
-for i = 7, 6 + given * 3, 3 do
+for i = 8, 7 + given * 3, 3 do
   argText(i, 'message id')
   if ARGV[i + 1] ~= '' then
     argNumber(i + 1, "score ('' for due now)")
   end
 end
-for i = 7 + given * 3, spilledEnd, 3 do
+for i = 8 + given * 3, spilledEnd, 3 do
   argInt(i, 'position of a spilled message', 1, given)
   argInt(i + 1, "a spilled record's bytes", 0)
   argText(i + 2, "a spilled body's nonce")
@@ -63,7 +65,8 @@ local unit = tonumber(ARGV[1])
 local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local nSpilled = tonumber(ARGV[6])
 local count = nGenerated + nCallers + nRetried
-local FIRST = 7
+setEvents(ARGV[7])
+local FIRST = 8
 local SPILLED = FIRST + count * 3
 local ids = {}
 for i = 1, count do
@@ -250,6 +253,15 @@ if #bigs > 0 then
 end
 
 sweepSpills(now)
+
+if eventsOn and #records > 0 then
+  local ids, names = {}, {}
+  for i = 1, #records, 2 do
+    ids[#ids + 1] = records[i]
+    names[#names + 1] = nameOf(records[i + 1])
+  end
+  publish('added', ids, names, '')
+end
 
 local out = { #records / 2 }
 for i = 1, #renamed do

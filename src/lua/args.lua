@@ -93,21 +93,29 @@ local function argLeases(first, last)
   return ids
 end
 
--- An ack's arguments from ARGV[first] (history.lua ackLeased): the retention, how many
--- lease arguments follow, the leases, then at most one result per id.
+-- The events flag (events.lua setEvents): '1' on, '' off.
+local function argEvents(i)
+  return argOneOf(i, "events flag ('1' on, '' off)", { '1', '' })
+end
+
+-- An ack's arguments from ARGV[first] (history.lua ackLeased): the retention, the events
+-- flag, how many lease arguments follow, the leases, then one result per id when kept and
+-- one name per id when events are on.
 local function argAcks(first)
-  if #ARGV < first + 1 then
-    argCount(first + 1, -1)
+  if #ARGV < first + 2 then
+    argCount(first + 2, -1)
   end
   local retention = ARGV[first]
   if retention ~= '' and not string.match(retention, '^%d+:%d+$') then
     refuse(first, "retention must be '<count>:<age ms>' or ''")
   end
-  local leaseEnd = first + 1 + argInt(first + 1, 'count of lease arguments', 0, #ARGV - first - 1)
-  local ids = argLeases(first + 2, leaseEnd)
-  local results = #ARGV - leaseEnd
-  if results > 0 and (retention == '' or results > ids) then
-    refuse(leaseEnd + 1, 'results must come only when kept, one per id (' .. ids .. ' ids)')
+  local events = argEvents(first + 1)
+  local leaseEnd = first + 2 + argInt(first + 2, 'count of lease arguments', 0, #ARGV - first - 2)
+  local ids = argLeases(first + 3, leaseEnd)
+  local wanted = (retention ~= '' and ids or 0) + (events == '1' and ids or 0)
+  if #ARGV - leaseEnd ~= wanted then
+    error({ err = 'ERR skyq: wrong number of arguments: ' .. (leaseEnd + wanted) .. ' for '
+      .. ids .. ' acked ids (one result each when kept, one name each with events on), got ' .. #ARGV })
   end
 end
 
