@@ -34,13 +34,18 @@ describe('skyq events', () => {
 
   it('--json gives each event its cursor; --from reads on after it; --group filters', async () => {
     const out = await runCli(['events', '--json', ...args()]);
-    const events = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toEqual(['added', 'started', 'done', 'added']);
     const after = await runCli(['events', '--json', '--from', events[1].cursor, ...args()]);
-    expect(after.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual([
-      'done',
-      'added',
-    ]);
+    expect(
+      after.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['done', 'added']);
     const one = await runCli(['events', '--group', '1', ...args()]);
     expect(one.stdout.trim().split('\n').slice(1)).toHaveLength(1);
     const bad = await runCli(['events', '--from', 'yesterday', ...args()]);
@@ -51,7 +56,9 @@ describe('skyq events', () => {
   it('--follow prints new events until stopped', async () => {
     const run = spawnCli(['events', '--follow', ...args()]);
     try {
-      await waitFor('the reading line', () => (run.stdout().includes('reading') ? true : undefined));
+      await waitFor('the reading line', () =>
+        run.stdout().includes('reading') ? true : undefined,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       await queue.add('late', { id: 'order:3', group: 1, name: 'late.one' });
       await waitFor('the new event', () =>
