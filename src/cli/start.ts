@@ -34,6 +34,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   intake?: string;
   keepDone?: string;
   actorNice: string;
+  events?: boolean;
 }
 
 export function registerStart(program: Command): void {
@@ -58,6 +59,10 @@ export function registerStart(program: Command): void {
       '--actor-nice <n>',
       'nice steps each actor thread lowers its priority by, so a producer keeps the cores (Linux; 0 where other busy processes share them)',
       String(DEFAULT_ACTOR_NICE),
+    )
+    .option(
+      '--events',
+      'publish every event for skyq events / queue.events() (done and dead always)',
     )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
@@ -95,6 +100,7 @@ export function registerStart(program: Command): void {
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
+        ...(flags.events ? { events: true } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
