@@ -5,6 +5,7 @@
 import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
 import { Queue } from '../queue/queue.js';
+import type { BucketState } from '../queue/ratelimit/buckets.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';
@@ -101,6 +102,8 @@ async function serve(
   }
   const servers = () => (launcher ? launcher.servers() : (checks?.states ?? []));
   const depths = () => withTimeout(queue.counts(), DEPTHS_TIMEOUT_MS, 'reading group depths');
+  const limits = () =>
+    withTimeout(queue.rateLimits.list(), DEPTHS_TIMEOUT_MS, 'reading the rate limits');
   const history = new History(async () => {
     const [counts, stats] = await Promise.all([depths(), launchers(queue)]);
     return { counts, launchers: stats };
@@ -121,7 +124,7 @@ async function serve(
         );
       },
     },
-    launcher ? metricsRoute(launcher, depths) : noMetricsRoute(),
+    launcher ? metricsRoute(launcher, depths, limits) : noMetricsRoute(),
   ];
   let server: HttpServer;
   try {
@@ -158,10 +161,15 @@ async function serve(
 function metricsRoute(
   launcher: LauncherSource,
   depths: () => Promise<Awaited<ReturnType<Queue['counts']>>>,
+  limits: () => Promise<BucketState[]>,
 ): Route {
   const exporter = new MetricsExporter(async () => {
-    const [stats, counts] = await Promise.all([launcher.stats(), depths().catch(() => null)]);
-    return { stats, counts, servers: launcher.servers() };
+    const [stats, counts, buckets] = await Promise.all([
+      launcher.stats(),
+      depths().catch(() => null),
+      limits().catch(() => null),
+    ]);
+    return { stats, counts, servers: launcher.servers(), limits: buckets };
   });
   return {
     method: 'GET',

@@ -27,6 +27,7 @@ const FILES = [
   'dead-letters.js',
   'job.js',
   'schedules.js',
+  'rate-limits.js',
 ];
 const OPEN = new Set(['login.html', 'style.css', 'login.js']);
 

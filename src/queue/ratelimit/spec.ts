@@ -116,6 +116,20 @@ function rateOf(text: string, whole: string): Rate {
   const perMs = Math.round(count * unit);
   const max = Number(match[1]);
   if (!(max >= 1) || !(perMs >= 1))
-    throw errors.invalidOption('--rate-limit', 'needs at least 1 message per at least 1 ms', whole);
+    throw errors.invalidOption('rate-limit', 'needs at least 1 message per at least 1 ms', whole);
   return { max, perMs };
+}
+
+/** `100/s`, `6000/min`, `50/100ms`: a rate as the CLI takes it. */
+export function describeRate({ max, perMs }: Rate): string {
+  const unit = perMs === 1000 ? 's' : perMs === 60_000 ? 'min' : perMs === 3_600_000 ? 'h' : null;
+  return unit ? `${max}/${unit}` : `${max}/${perMs}ms`;
+}
+
+/** One line for a launcher's start: every limit it keeps to. */
+export function describeRateLimit(spec: RateLimitSpec): string {
+  const parts = spec.all ? [`${describeRate(spec.all)} for the whole queue`] : [];
+  for (const [name, rate] of Object.entries(spec.names))
+    parts.push(`${describeRate(rate)} for ${name}`);
+  return parts.join(', ');
 }
