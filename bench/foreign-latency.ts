@@ -6,6 +6,7 @@
  * once with the watcher alone (keyspace notifications off) and once with notifications on.
  *
  *   npm run build && node dist/bench/foreign-latency.js [--count 200] [--every 100] [--ahead 300]
+ *     [--actor-nice 10]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -26,6 +27,8 @@ interface Run {
   count: number;
   everyMs: number;
   aheadMs: number;
+  /** startActors' actorNice (undefined: its default) */
+  actorNice?: number;
 }
 
 async function measure(run: Run) {
@@ -47,6 +50,7 @@ async function measure(run: Run) {
     logDir: logs.dir,
     keyspaceEvents: run.mode,
     publishStats: false,
+    ...(run.actorNice === undefined ? {} : { actorNice: run.actorNice }),
   });
   try {
     await sleep(1000); // every actor settles into its idle wait
@@ -83,12 +87,15 @@ async function main(): Promise<void> {
       every: { type: 'string', default: '100' },
       ahead: { type: 'string', default: '300' },
       json: { type: 'boolean', default: false },
+      'actor-nice': { type: 'string' },
     },
   });
+  const nice = values['actor-nice'];
   const base = {
     count: Number(values.count),
     everyMs: Number(values.every),
     aheadMs: Number(values.ahead),
+    ...(nice === undefined ? {} : { actorNice: Number(nice) }),
   };
   const results = [];
   for (const mode of ['off', 'enable'] as const) results.push(await measure({ ...base, mode }));

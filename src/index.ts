@@ -4,6 +4,7 @@ export { AddBulkError, errors, SkyqError } from './base/errors.js';
 export { groupKeys, homeGroup } from './base/keys.js';
 export type { HttpHandle, HttpOptions } from './http/index.js';
 export type { AddOptions } from './queue/add-options.js';
+export type { ListItem, ListOptions, ListPage, ListState } from './queue/browse/list.js';
 export type { QueueOptions, ScoreUnit } from './queue/config.js';
 export type { DeadLetter, DeadLetterSelection } from './queue/dead-letters.js';
 export type { WaitResult } from './queue/history/wait-for.js';

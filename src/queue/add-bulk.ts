@@ -4,10 +4,12 @@
 // independent: when some fail, the caller learns exactly which items went in.
 
 import { AddBulkError, errors, SkyqError } from '../base/errors.js';
+import { keyOf } from '../base/keys.js';
+import type { RedisClient } from '../redis/connection.js';
 import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
-import type { IdBlocks } from './id-blocks.js';
-import { nextAttempt, type SpillAttempt } from './spill.js';
+import { IdBlocks } from './id-blocks.js';
+import { nextAttempt, type SpillAttempt, storeSpills } from './spill.js';
 
 /** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
 const CHUNK_MESSAGES = 1000;
@@ -26,6 +28,28 @@ export interface AddContext {
   dropSpills(group: number, nonces: string[]): Promise<unknown>;
   /** the error a reader should see (reserving ids and reading the clock are plain commands) */
   explain(error: unknown): unknown;
+}
+
+/** A Queue's AddContext: ids reserved from each group's seq key, spills written beside it. */
+export function addContextOf(
+  client: RedisClient,
+  config: QueueConfig,
+  parts: Pick<AddContext, 'now' | 'explain'> & {
+    run(name: 'add' | 'spill-drop', group: number, args: (string | Buffer)[]): Promise<unknown>;
+  },
+): AddContext {
+  const { prefix, groups } = config;
+  const seqKeys = Array.from({ length: groups }, (_, g) => keyOf(prefix, g, 'seq'));
+  return {
+    config,
+    idBlocks: new IdBlocks(client, seqKeys),
+    now: parts.now,
+    run: (group, args) => parts.run('add', group, args),
+    spill: (group, spills, now) =>
+      storeSpills(client, prefix, group, keyOf(prefix, group, 'spills'), spills, now),
+    dropSpills: (group, nonces) => parts.run('spill-drop', group, nonces),
+    explain: parts.explain,
+  };
 }
 
 /**

@@ -3,20 +3,26 @@
 // built on. Each state change is one Lua script call on one group's hash slot.
 
 import { errors } from '../base/errors.js';
-import { homeGroup, keyOf } from '../base/keys.js';
+import { homeGroup } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import type { MultiGroupScriptName, ScriptName } from '../redis/scripts.js';
-import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
+import {
+  type AddContext,
+  addContextOf,
+  addPrepared,
+  singleAddError,
+  spreadOverGroups,
+} from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
+import { Browser, type ListOptions, type ListPage, type ListState } from './browse/list.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { type GroupCounts, groupCounts } from './counts.js';
-import { DeadLetters } from './dead-letters.js';
+import { DeadLetters, type ReadSpillStart } from './dead-letters.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
 import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
 import { Waiters } from './history/waiters.js';
-import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
@@ -24,7 +30,7 @@ import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options
 import { RateLimits } from './ratelimit/buckets.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
-import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
+import { type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { GroupCounts } from './counts.js';
 export type { PollOptions } from './leases.js';
@@ -38,6 +44,7 @@ export class Queue {
   /** the shared rate-limit buckets (the runtime's rateLimit option takes from them) */
   readonly rateLimits: RateLimits;
   readonly #scripts: GroupScripts;
+  readonly #browser: Browser;
   readonly #ownsClient: boolean;
   readonly #rawHeader: string;
   /** Redis's clock as seen from here: one per server (on a cluster, per group's master). */
@@ -46,6 +53,8 @@ export class Queue {
   readonly #leases: Leases;
   readonly #unspill: Unspill = (group, records, at, step) =>
     unspill(this.client, this.config.prefix, group, records, at, step);
+  readonly #readStart: ReadSpillStart = (group, records, at, step, bytes) =>
+    unspillStart(this.client, this.config.prefix, group, records, at, step, bytes);
   #roundRobin: number;
   #waiters: Waiters | undefined;
 
@@ -61,8 +70,12 @@ export class Queue {
       this.config,
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
-      (group, records, at, step, bytes) =>
-        unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
+      this.#readStart,
+    );
+    this.#browser = new Browser(
+      this.config,
+      (group, args) => this.#runBuffer('list', group, args) as Promise<(Buffer | null)[]>,
+      this.#readStart,
     );
     this.schedules = new Schedules({
       config: this.config,
@@ -84,24 +97,11 @@ export class Queue {
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
-    const seqKeys = this.#scripts.keys.map((_, g) => keyOf(this.config.prefix, g, 'seq'));
-    this.#adder = {
-      config: this.config,
-      idBlocks: new IdBlocks(this.client, seqKeys),
+    this.#adder = addContextOf(this.client, this.config, {
       now: (group) => this.clock(group).now(),
-      run: (group, args) => this.run('add', group, args),
-      spill: (group, spills, now) =>
-        storeSpills(
-          this.client,
-          this.config.prefix,
-          group,
-          keyOf(this.config.prefix, group, 'spills'),
-          spills,
-          now,
-        ),
-      dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
+      run: (name, group, args) => this.run(name, group, args),
       explain: (error) => this.#scripts.explain(error),
-    };
+    });
   }
 
   /**
@@ -209,6 +209,11 @@ export class Queue {
         endingOf(await this.get(job, { group })),
       ));
     return waitForJob((job, o) => this.get(job, o), waiters, id, options);
+  }
+
+  /** A page of the messages in one state, and the cursor of the next (see browse/list.ts). */
+  list(state: ListState, options?: ListOptions): Promise<ListPage> {
+    return this.#browser.list(state, options);
   }
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */

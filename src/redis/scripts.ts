@@ -21,6 +21,7 @@ export const SCRIPT_NAMES = [
   'inspect',
   'counts',
   'dead-list',
+  'list',
   'dead-retry',
   'dead-purge',
   'pause',
