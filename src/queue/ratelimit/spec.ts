@@ -94,7 +94,7 @@ export function parseRateLimit(texts: readonly string[]): RateLimitOption {
     const rate = rateOf(text.slice(equals + 1), text);
     if (option[name] !== undefined)
       throw errors.invalidOption(
-        '--rate-limit',
+        'rate-limit',
         `gives ${name === ALL ? 'the whole-queue limit' : `"${name}"`} twice`,
         text,
       );
@@ -108,7 +108,7 @@ function rateOf(text: string, whole: string): Rate {
   const unit = match ? UNITS[(match[3] as string).toLowerCase()] : undefined;
   if (!match || unit === undefined)
     throw errors.invalidOption(
-      '--rate-limit',
+      'rate-limit',
       'must be like 100/s, 50/100ms, 6000/min or NAME=10/s',
       whole,
     );
