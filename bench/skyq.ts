@@ -55,6 +55,13 @@ export interface SkyqRunOptions {
   idleMs?: number;
 }
 
+/**
+ * What publishing every event costs: SKYQ_BENCH_EVENTS=1 runs producer and actors with
+ * `events: true` (done and dead are published either way).
+ */
+const eventsOption = (): { events?: true } =>
+  process.env.SKYQ_BENCH_EVENTS === '1' ? { events: true } : {};
+
 /** A loopback server's URL, or the masters of a loopback cluster (bench/cluster-scale.ts). */
 export type SkyqTarget = string | { cluster: { host: string; port: number }[] };
 
@@ -67,7 +74,10 @@ export async function runSkyq(
   const nodes = typeof target === 'string' ? null : target.cluster;
   const urls = nodes ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [target as string];
   for (const url of urls) assertLoopback(url);
-  const history = options.keepDone === false ? { keepDone: false as const } : {};
+  const history = {
+    ...(options.keepDone === false ? { keepDone: false as const } : {}),
+    ...eventsOption(),
+  };
   const where = { ...(nodes ? { cluster: nodes } : { redis: target as string }), ...history };
   const groups = options.shape?.actors ?? 10;
   const queue = new Queue({ ...where, groups });
@@ -90,6 +100,7 @@ export async function runSkyq(
     groups,
     handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
     logDir: logs.dir,
+    ...history,
     ...definedOnly({
       concurrency: options.shape?.concurrency,
       batch: options.shape?.batch,

@@ -34,6 +34,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   intake?: string;
   keepDone?: string;
   rateLimit: string[];
+  events?: boolean;
 }
 
 const collect = (value: string, earlier: string[]) => [...earlier, value];
@@ -61,6 +62,10 @@ export function registerStart(program: Command): void {
       'at most this many starts, shared by every launcher: 100/s, 50/100ms, 6000/min; NAME=10/s for one job name (repeatable)',
       collect,
       [],
+    )
+    .option(
+      '--events',
+      'publish every event for skyq events / queue.events() (done and dead always)',
     )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
@@ -97,6 +102,7 @@ export function registerStart(program: Command): void {
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
         ...(rateLimit ? { rateLimit } : {}),
+        ...(flags.events ? { events: true } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)

@@ -11,6 +11,7 @@
 --     through the renamed hash, so the caller learns that id and not the id's
 --     present holder.
 -- ARGV[6] how many of them are spilled (their record is a stub: see src/queue/spill.ts)
+-- ARGV[7] events flag ('1' on: an added event for each message stored, events.lua)
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
 -- then 3 per spilled message: its position among the messages, the record's
@@ -34,7 +35,8 @@ local unit = tonumber(ARGV[1])
 local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local nSpilled = tonumber(ARGV[6])
 local count = nGenerated + nCallers + nRetried
-local FIRST = 7
+setEvents(ARGV[7])
+local FIRST = 8
 local SPILLED = FIRST + count * 3
 local ids = {}
 for i = 1, count do
@@ -221,6 +223,15 @@ if #bigs > 0 then
 end
 
 sweepSpills(now)
+
+if eventsOn and #records > 0 then
+  local ids, names = {}, {}
+  for i = 1, #records, 2 do
+    ids[#ids + 1] = records[i]
+    names[#names + 1] = nameOf(records[i + 1])
+  end
+  publish('added', ids, names, '')
+end
 
 local out = { #records / 2 }
 for i = 1, #renamed do

@@ -16,8 +16,9 @@
 --   (its reply was lost: ioredis resends unanswered commands, and a client
 --   retries a failed poll under the same id) answers with what it leased.
 -- ARGV[9] claim ids whose replies the client got, comma-separated ('' none)
--- ARGV[10..] acks: the retention, then the leases acked and their results
---   (history.lua ackLeased)
+-- ARGV[10..] acks: the retention, the events flag (also for this claim's own
+--   started, stale and dead events: events.lua), then the leases acked, their
+--   results and names (history.lua ackLeased)
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
 --   then id, record, failedAttempts, dueMs for each leased message }
 -- nextDueMs: now when due messages are left; else the next due time or lease
@@ -134,6 +135,7 @@ if #expired > 0 then
   bulk('HSET', attKey, attPairs)
   bulk('HSET', errKey, errPairs)
   requeue(expired, dueList, unit)
+  publish('stale', expired, nil, 'lease expired')
 end
 
 -- 2. What to lease. Plain: the first max of the delayed set due by the lookahead
@@ -248,7 +250,7 @@ if taken > 0 then
   end
   token = redis.call('INCR', tokKey) .. '.' .. redis.call('TIME')[2]
   local expiry = now + leaseMs
-  local active, leases, raws, dead, reasons = {}, {}, {}, {}, {}
+  local active, leases, raws, dead, reasons, deadNames = {}, {}, {}, {}, {}, {}
   for i = 1, taken do
     local id, rec, att = takenIds[i], recs[i], tonumber(atts[i]) or 0
     if not rec then
@@ -263,6 +265,7 @@ if taken > 0 then
       dead[#dead + 1] = id
       reasons[#reasons + 1] = id
       reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
+      deadNames[#deadNames + 1] = nameOf(rec)
     else
       active[#active + 1] = expiry
       active[#active + 1] = id
@@ -290,7 +293,15 @@ if taken > 0 then
     bulk('ZADD', deadKey, dead)
     bulk('HSET', reasonKey, reasons)
     bulk('HDEL', dueKey, deadIds)
-    announce(deadIds, 'dead')
+    publish('dead', deadIds, eventsOn and deadNames or nil, 'lease expired on the last attempt')
+  end
+  if eventsOn and #leased > 0 then
+    local ids, names = {}, {}
+    for i = 1, #leased, 4 do
+      ids[#ids + 1] = leased[i]
+      names[#names + 1] = nameOf(leased[i + 1])
+    end
+    publish('started', ids, names, '')
   end
 end
 

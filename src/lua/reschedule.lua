@@ -3,6 +3,7 @@
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] id
 -- ARGV[3] when: 'd<delayMs>' or 'a<epochMs>'
+-- ARGV[4] events flag ('1' on: events.lua)
 -- Returns 1 when moved; 0 when not found, active or dead.
 local unit = tonumber(ARGV[1])
 local id = ARGV[2]
@@ -22,4 +23,8 @@ if string.sub(ARGV[3], 1, 1) == 'd' then
 end
 redis.call('ZADD', delayedKey, dueMs / unit, id)
 wakeIfEarlier(dueMs)
+setEvents(ARGV[4])
+if eventsOn then
+  publish('rescheduled', { id }, { nameOf(redis.call('HGET', msgKey, id)) }, string.format('%d', dueMs))
+end
 return 1

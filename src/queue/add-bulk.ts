@@ -218,6 +218,8 @@ async function runChunk(
   const unit = context.config.unitMs;
   const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
   args.push(`${sections.c.length}`, `${sections.r.length}`, `${attempts.size}`);
+  args.push(context.config.events ? '1' : '');
+  const HEAD = args.length;
   const priorities: string[] = [];
   const spilled: string[] = [];
   let earliest = Number.POSITIVE_INFINITY;
@@ -234,7 +236,7 @@ async function runChunk(
     args.push(ids[index] as string, score, attempt ? attempt.stub : message.record);
     if (message.priority !== 0) priorities.push(ids[index] as string, String(message.priority));
     const bytes = String(message.spill?.bytes);
-    if (attempt) spilled.push(String(args.length / 3 - 2), bytes, attempt.nonce);
+    if (attempt) spilled.push(String((args.length - HEAD) / 3), bytes, attempt.nonce);
   }
   for (const value of spilled) args.push(value);
   for (const value of priorities) args.push(value);

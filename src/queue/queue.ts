@@ -19,6 +19,8 @@ import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { type GroupCounts, groupCounts } from './counts.js';
 import { DeadLetters, type ReadSpillStart } from './dead-letters.js';
+import type { QueueEvent } from './events/event.js';
+import { type EventsOptions, readEvents } from './events/reader.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
 import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
@@ -57,6 +59,8 @@ export class Queue {
     unspillStart(this.client, this.config.prefix, group, records, at, step, bytes);
   #roundRobin: number;
   #waiters: Waiters | undefined;
+  /** ends every events() reader when the queue closes */
+  readonly #closing = new AbortController();
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
@@ -164,7 +168,7 @@ export class Queue {
   /** Removes a delayed or ready message; false when unknown, running or dead. */
   async cancel(id: string | Buffer, options?: { group?: number }): Promise<boolean> {
     return this.#onFirstGroup(id, options, (group, key) =>
-      this.run('cancel', group, [key]).then(Boolean),
+      this.run('cancel', group, [key, this.config.events ? '1' : '']).then(Boolean),
     );
   }
 
@@ -179,7 +183,12 @@ export class Queue {
       throw errors.invalidOption('delay', 'give delay or runAt');
     const when = dueArgument(delay, runAt);
     return this.#onFirstGroup(id, { group }, (g, key) =>
-      this.run('reschedule', g, [this.config.unitMs, key, when]).then(Boolean),
+      this.run('reschedule', g, [
+        this.config.unitMs,
+        key,
+        when,
+        this.config.events ? '1' : '',
+      ]).then(Boolean),
     );
   }
 
@@ -209,6 +218,17 @@ export class Queue {
         endingOf(await this.get(job, { group })),
       ));
     return waitForJob((job, o) => this.get(job, o), waiters, id, options);
+  }
+
+  /**
+   * The groups' events (added, started, done, failed, dead, cancelled, rescheduled, stale) as
+   * an async iterable; all but done and dead are published only by queues and launchers with
+   * `events: true`. Each event's `cursor`, passed back as `from`, reads on after it.
+   */
+  events(options?: EventsOptions): AsyncIterable<QueueEvent> {
+    if (this.#scripts.closed) throw errors.closed('queue');
+    const { prefix, groups } = this.config;
+    return readEvents(this.client, prefix, groups, options, this.#closing.signal);
   }
 
   /** A page of the messages in one state, and the cursor of the next (see browse/list.ts). */
@@ -299,6 +319,7 @@ export class Queue {
     if (this.#scripts.closed) return;
     this.#scripts.closed = true;
     this.#waiters?.close();
+    this.#closing.abort();
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 

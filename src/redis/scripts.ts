@@ -1,5 +1,5 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
-// KEYS and ARGV. lib.lua and history.lua are put in front of each group script (they all take
+// KEYS and ARGV. lib.lua, events.lua and history.lua are put in front of each group script (they all take
 // one group's keys); the multi-group scripts stand alone and take their keys
 // as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
 // when the cache is empty).
@@ -58,7 +58,7 @@ let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
 function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
   if (!sources) {
     const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-    const lib = `${read('lib')}\n${read('history')}`;
+    const lib = `${read('lib')}\n${read('events')}\n${read('history')}`;
     // The schedule scripts share helpers of their own too (schedule-lib.lua).
     const scheduleLib = read('schedule-lib');
     const prelude = (name: string) =>

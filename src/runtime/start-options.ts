@@ -189,6 +189,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     backoff,
     keepDone,
     resultMaxBytes,
+    events,
   } = options;
   return Object.fromEntries(
     Object.entries({
@@ -204,6 +205,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       backoff,
       keepDone,
       resultMaxBytes,
+      events,
     }).filter(([, v]) => v !== undefined),
   );
 }
