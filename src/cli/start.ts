@@ -6,6 +6,7 @@ import { parseKeepDone } from '../queue/history/retention.js';
 import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/ratelimit/spec.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
+import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import {
@@ -34,6 +35,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   intake?: string;
   keepDone?: string;
   rateLimit: string[];
+  actorNice: string;
   events?: boolean;
 }
 
@@ -64,6 +66,11 @@ export function registerStart(program: Command): void {
       [],
     )
     .option(
+      '--actor-nice <n>',
+      'nice steps each actor thread lowers its priority by, so a producer keeps the cores (Linux; 0 where other busy processes share them)',
+      String(DEFAULT_ACTOR_NICE),
+    )
+    .option(
       '--events',
       'publish every event for skyq events / queue.events() (done and dead always)',
     )
@@ -81,6 +88,9 @@ export function registerStart(program: Command): void {
       const batch = parsePositiveCount(flags.batch, 'batch');
       const rateLimit = flags.rateLimit.length > 0 ? parseRateLimit(flags.rateLimit) : undefined;
       const limits = rateLimit ? checkRateLimit(rateLimit) : null;
+      const actorNice = parseCount(flags.actorNice, 'actor-nice');
+      if (actorNice > 19)
+        throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
@@ -89,6 +99,7 @@ export function registerStart(program: Command): void {
         ...(embedded ? { redis: embedded.url } : {}),
         concurrency,
         batch,
+        actorNice,
         leaseMs: parseDuration(flags.lease, 'lease'),
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),

@@ -5,7 +5,6 @@
 import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
 import { Queue } from '../queue/queue.js';
-import type { BucketState } from '../queue/ratelimit/buckets.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';
@@ -18,7 +17,7 @@ import { History } from './history.js';
 import { MetricsExporter } from './metrics.js';
 import { pageRoutes } from './page.js';
 import { AccessPolicy, PUBLIC_URL_ENV, TOKEN_ENV } from './policy.js';
-import { HttpServer, json, problem, type Route } from './server.js';
+import { HttpServer, json, type Route } from './server.js';
 
 export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 
@@ -124,7 +123,30 @@ async function serve(
         );
       },
     },
-    launcher ? metricsRoute(launcher, depths, limits) : noMetricsRoute(),
+    metricsRoute(
+      launcher
+        ? new MetricsExporter(async () => {
+            const [stats, counts, buckets] = await Promise.all([
+              launcher.stats(),
+              depths().catch(() => null),
+              limits().catch(() => null),
+            ]);
+            return { stats, counts, servers: launcher.servers(), limits: buckets };
+          })
+        : // Every launcher publishing to this Redis, each under its `launcher` label. A Redis
+          // that cannot be read gives a scrape without them whose skyq_group_up are all 0.
+          new MetricsExporter(
+            async () => {
+              const [stats, counts, buckets] = await Promise.all([
+                launchers(queue).catch(() => []),
+                depths().catch(() => null),
+                limits().catch(() => null),
+              ]);
+              return { stats, counts, servers: servers(), limits: buckets };
+            },
+            { perLauncher: true, groups: queue.config.groups },
+          ),
+    ),
   ];
   let server: HttpServer;
   try {
@@ -158,19 +180,7 @@ async function serve(
   };
 }
 
-function metricsRoute(
-  launcher: LauncherSource,
-  depths: () => Promise<Awaited<ReturnType<Queue['counts']>>>,
-  limits: () => Promise<BucketState[]>,
-): Route {
-  const exporter = new MetricsExporter(async () => {
-    const [stats, counts, buckets] = await Promise.all([
-      launcher.stats(),
-      depths().catch(() => null),
-      limits().catch(() => null),
-    ]);
-    return { stats, counts, servers: launcher.servers(), limits: buckets };
-  });
+function metricsRoute(exporter: MetricsExporter): Route {
   return {
     method: 'GET',
     path: '/metrics',
@@ -191,13 +201,4 @@ async function checkServers(queue: Queue, allowEviction: boolean): Promise<Serve
   if (refusal) throw refusal;
   checks.watch();
   return checks;
-}
-
-function noMetricsRoute(): Route {
-  return {
-    method: 'GET',
-    path: '/metrics',
-    handle: () =>
-      problem(404, 'the stand-alone dashboard has no /metrics: scrape each `skyq start --http`'),
-  };
 }
