@@ -92,9 +92,10 @@ describe('rate limits in the CLI, stats, /metrics and the dashboard', () => {
       expect(sampleValue(metrics, 'skyq_rate_limit_per_second', { name: '*' })).toBe(10);
       expect(sampleValue(metrics, 'skyq_rate_limit_per_second', { name: 'email.send' })).toBe(2);
       expect(sampleValue(metrics, 'skyq_rate_limited', { name: 'email.send' })).toBe(1);
-      expect(sampleValue(metrics, 'skyq_rate_limit_tokens', { name: 'email.send' })).toBeLessThan(
-        1,
-      );
+      // At most its cap (1): a token may come back between two reads.
+      expect(
+        sampleValue(metrics, 'skyq_rate_limit_tokens', { name: 'email.send' }),
+      ).toBeLessThanOrEqual(1);
       const held = metrics
         .filter((s) => s.name === 'skyq_messages_held_back_total')
         .reduce((sum, s) => sum + s.value, 0);
