@@ -9,6 +9,7 @@
  *     [--actor-nice 10]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { keyOf } from '../src/base/keys.js';
@@ -22,7 +23,7 @@ import { BENCH_HANDLER, tempLogDir } from './start-cost.js';
 const GROUPS = 10;
 const PREFIX = 'task_group';
 
-interface Run {
+export interface ForeignRun {
   mode: KeyspaceMode;
   count: number;
   everyMs: number;
@@ -31,7 +32,7 @@ interface Run {
   actorNice?: number;
 }
 
-async function measure(run: Run) {
+export async function measureForeign(run: ForeignRun) {
   const server = await startRedisServer();
   const plain = new Redis(server.url);
   const logs = tempLogDir();
@@ -98,7 +99,8 @@ async function main(): Promise<void> {
     ...(nice === undefined ? {} : { actorNice: Number(nice) }),
   };
   const results = [];
-  for (const mode of ['off', 'enable'] as const) results.push(await measure({ ...base, mode }));
+  for (const mode of ['off', 'enable'] as const)
+    results.push(await measureForeign({ ...base, mode }));
   if (values.json) {
     console.log(JSON.stringify(results, null, 2));
     return;
@@ -117,7 +119,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

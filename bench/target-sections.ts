@@ -22,6 +22,7 @@ import {
   tempLogDir,
   timedStart,
 } from './start-cost.js';
+import { foreignSection } from './target-foreign.js';
 import type { Target, TargetRow } from './target-table.js';
 import type { BenchResult } from './workloads.js';
 import { defaultWorkload, type WorkloadOptions } from './workloads.js';
@@ -342,5 +343,17 @@ const cli: Section = (sizes) =>
   });
 
 /** In the order they run. */
-export const SECTIONS = { start, idle, steady, seed, cli, burst, addbulk, pool, memory, growth };
+export const SECTIONS = {
+  start,
+  idle,
+  steady,
+  seed,
+  cli,
+  foreign: foreignSection as Section,
+  burst,
+  addbulk,
+  pool,
+  memory,
+  growth,
+};
 export type SectionName = keyof typeof SECTIONS;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { startActors } from '../src/start.js';
-import { tempDir, useRuntimeRedis } from './helpers/runtime.js';
+import { runCli, spawnCli, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 const linux = process.platform === 'linux';
@@ -63,5 +63,53 @@ describe('actorNice input', () => {
     await expect(
       startActors({ redis: redis.server.url, logDir: tempDir(), actorNice: value as number }),
     ).rejects.toThrow(/actorNice.*(between 0 and 19|integer)/);
+  });
+});
+
+/** The nice values of a child process's threads. */
+function childNices(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('skyq start --actor-nice', () => {
+  it.skipIf(!linux)('lowers each actor thread of the CLI by the steps given', async () => {
+    const run = spawnCli([
+      'start',
+      '--redis',
+      redis.server.url,
+      '--prefix',
+      'cli-nice',
+      '--groups',
+      '2',
+      '--actor-nice',
+      '4',
+      '--log-dir',
+      tempDir(),
+    ]);
+    try {
+      await waitFor('actors ready', async () =>
+        /actors ready/.test(run.stdout()) ? true : undefined,
+      );
+      const base = getPriority(run.child.pid as number);
+      expect(
+        childNices(run.child.pid as number).filter((n) => n === Math.min(19, base + 4)),
+      ).toHaveLength(2);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.done;
+    }
+  });
+
+  it.each(['20', '-1', 'x'])('refuses %s with one line naming the flag', async (value) => {
+    const result = await runCli(['start', '--redis', redis.server.url, '--actor-nice', value]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')[0]).toMatch(/^skyq: actor-nice: /);
   });
 });

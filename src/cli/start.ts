@@ -5,6 +5,7 @@ import { errors } from '../base/errors.js';
 import { parseKeepDone } from '../queue/history/retention.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
+import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import {
@@ -32,6 +33,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   allowEviction?: boolean;
   intake?: string;
   keepDone?: string;
+  actorNice: string;
   events?: boolean;
 }
 
@@ -54,6 +56,11 @@ export function registerStart(program: Command): void {
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
     )
     .option(
+      '--actor-nice <n>',
+      'nice steps each actor thread lowers its priority by, so a producer keeps the cores (Linux; 0 where other busy processes share them)',
+      String(DEFAULT_ACTOR_NICE),
+    )
+    .option(
       '--events',
       'publish every event for skyq events / queue.events() (done and dead always)',
     )
@@ -69,6 +76,9 @@ export function registerStart(program: Command): void {
       const base = queueOptions(flags, 'long-running');
       const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
       const batch = parsePositiveCount(flags.batch, 'batch');
+      const actorNice = parseCount(flags.actorNice, 'actor-nice');
+      if (actorNice > 19)
+        throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
@@ -77,6 +87,7 @@ export function registerStart(program: Command): void {
         ...(embedded ? { redis: embedded.url } : {}),
         concurrency,
         batch,
+        actorNice,
         leaseMs: parseDuration(flags.lease, 'lease'),
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),

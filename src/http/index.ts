@@ -14,6 +14,7 @@ import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
 import { type ApiContext, readRoutes } from './api.js';
 import { checkHealth, type Pingable } from './health.js';
 import { History } from './history.js';
+import { listRoutes } from './list-api.js';
 import { MetricsExporter } from './metrics.js';
 import { pageRoutes } from './page.js';
 import { AccessPolicy, PUBLIC_URL_ENV, TOKEN_ENV } from './policy.js';
@@ -109,6 +110,7 @@ async function serve(
   const routes: Route[] = [
     ...pageRoutes(policy),
     ...readRoutes(context),
+    ...listRoutes(context),
     ...actionRoutes(context),
     {
       method: 'GET',

@@ -26,6 +26,7 @@ const FILES = [
   'tables.js',
   'dead-letters.js',
   'job.js',
+  'jobs.js',
   'schedules.js',
 ];
 const OPEN = new Set(['login.html', 'style.css', 'login.js']);

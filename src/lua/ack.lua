@@ -6,6 +6,7 @@
 --   "<duration ms>|<kind><result>", then with events on one name per id (history.lua)
 -- Returns { acked, stale ids... }: a lease that expired and went to another
 -- consumer (or back to the queue) is not the caller's to ack: nothing changes.
+argAcks(1)
 local acked, stale = ackLeased(1)
 local out = { acked }
 for i = 1, #stale do

@@ -31,6 +31,36 @@ if kind ~= 'none' and kind ~= 'zset' then
   return redis.error_reply('WRONGTYPE key ' .. delayedKey .. ' holds a ' .. kind .. ', not a zset')
 end
 
+-- The arguments, all of them, before the first write (args.lua).
+argCount(7, -1)
+argUnit(1)
+if ARGV[2] ~= '' then
+  argNumber(2, "earliest due ms among the delayed ones ('' for none)")
+end
+local given = argInt(3, 'count of generated ids', 0, 100000) + argInt(4, 'count of caller ids', 0, 100000)
+  + argInt(5, 'count of retried generated ids', 0, 100000)
+argEvents(7)
+local spilledEnd = 7 + given * 3 + argInt(6, 'count of spilled messages', 0, given) * 3
+if #ARGV < spilledEnd or (#ARGV - spilledEnd) % 2 ~= 0 then
+  error({ err = 'ERR skyq: wrong number of arguments: ' .. spilledEnd .. ' for ' .. given
+    .. ' messages, then id, priority pairs, got ' .. #ARGV })
+end
+for i = 8, 7 + given * 3, 3 do
+  argText(i, 'message id')
+  if ARGV[i + 1] ~= '' then
+    argNumber(i + 1, "score ('' for due now)")
+  end
+end
+for i = 8 + given * 3, spilledEnd, 3 do
+  argInt(i, 'position of a spilled message', 1, given)
+  argInt(i + 1, "a spilled record's bytes", 0)
+  argText(i + 2, "a spilled body's nonce")
+end
+for i = spilledEnd + 1, #ARGV, 2 do
+  argText(i, 'message id of a priority')
+  argInt(i + 1, 'priority', 0, 1000000)
+end
+
 local unit = tonumber(ARGV[1])
 local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local nSpilled = tonumber(ARGV[6])

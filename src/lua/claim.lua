@@ -23,10 +23,23 @@
 --   then id, record, failedAttempts, dueMs for each leased message }
 -- nextDueMs: now when due messages are left; else the next due time or lease
 -- expiry; -1 when nothing is pending or the group is paused.
-local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
-local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
-local claimId = ARGV[8]
+argCount(12, -1)
+local unit, max = argUnit(1), argInt(2, 'most messages to lease', 1, 10000)
+local leaseMs = argInt(3, 'lease length in ms', 0)
+local limit = argInt(4, 'most messages promoted or recovered', 1, 100000)
+local rawHeader = ARGV[5]
+if not string.match(rawHeader, '^[0-9a-z]*|%-?%d+|%d+|[fe]%d+%-?%d*|$') then
+  refuse(5, "raw members' record header must be '|<priority>|<attempts>|<backoff>|'")
+end
+local lookahead = argInt(6, 'lookahead in ms', 0, 3600000)
+local budget = argInt(7, 'byte budget', 1, 1024 * 1024 * 1024)
+local claimId = argText(8, 'claim id')
+local receivedIds = ARGV[9]
+if receivedIds ~= '' and (string.find(receivedIds, ',,', 1, true) or string.match(receivedIds, '^,')
+    or string.match(receivedIds, ',$')) then
+  refuse(9, "received claim ids must be comma-separated ids or ''")
+end
+argAcks(10)
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
 sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)

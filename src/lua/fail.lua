@@ -9,7 +9,12 @@
 -- ARGV[7] default backoff cap in ms (records may carry their own)
 -- ARGV[8] events flag ('1' on: events.lua)
 -- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
-local unit, id = tonumber(ARGV[1]), ARGV[3]
+argCount(8)
+local unit, id = argUnit(1), ARGV[3] -- any bytes: a raw member's id is the member
+argText(2, 'lease token')
+argOneOf(5, 'mode', { 'retry', 'dead' })
+argInt(7, 'default backoff cap in ms', 0)
+argOneOf(8, 'events flag', { '1', '' })
 setEvents(ARGV[8])
 local lease = redis.call('HGET', dueKey, id)
 local suffix = '/' .. ARGV[2]

@@ -7,8 +7,10 @@
 --   stateScore, priority, history entry } with state one of delayed, ready,
 --   active, dead, done (stateScore: when it finished; history.lua says what the
 --   entry holds), or false when unknown.
-local unit = tonumber(ARGV[1])
-local id = ARGV[2]
+argCount(3)
+local unit = argUnit(1)
+local id = ARGV[2] -- any bytes: a raw member's id is the member
+argInt(3, 'kept history age in ms', 0)
 local state, dueMs, score = false, false, false
 local delayedScore = redis.call('ZSCORE', delayedKey, id)
 local due = redis.call('HGET', dueKey, id)

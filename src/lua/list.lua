@@ -29,6 +29,21 @@
 --   recordBytes } where extra is the due hash value (active), the history
 --   entry (done), the reason (dead), else false.
 local ITEMS, SCAN, TAGS_MAX = 500, 5000, 512
+argCount(8, 12)
+argUnit(1)
+argOneOf(2, 'state', { 'delayed', 'ready', 'active', 'done', 'dead' })
+argInt(3, 'count', 1)
+argInt(4, 'scan budget', 1)
+argInt(6, 'preview bytes', 0)
+argInt(7, "the kept history's age limit in ms", 0)
+if argOneOf(8, 'start', { 'first', 'after' }) == 'first' then
+  argCount(8)
+else
+  argCount(12)
+  argInt(9, "the cursor's phase", 0, 1)
+  argOneOf(10, "this group's side of the cursor", { '<', '=', '>' })
+  argNumber(11, "the cursor's score")
+end
 local unit, state = tonumber(ARGV[1]), ARGV[2]
 local count = math.min(tonumber(ARGV[3]), ITEMS)
 local budget = math.min(math.max(tonumber(ARGV[4]), count), SCAN)

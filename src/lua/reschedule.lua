@@ -5,8 +5,13 @@
 -- ARGV[3] when: 'd<delayMs>' or 'a<epochMs>'
 -- ARGV[4] events flag ('1' on: events.lua)
 -- Returns 1 when moved; 0 when not found, active or dead.
-local unit = tonumber(ARGV[1])
-local id = ARGV[2]
+argCount(4)
+argEvents(4)
+local unit = argUnit(1)
+local id = ARGV[2] -- any bytes: a raw member's id is the member
+if not string.match(ARGV[3], '^[da]%d+$') or tonumber(string.sub(ARGV[3], 2)) > ARG_MAX then
+  refuse(3, "when must be 'd<delay ms>' or 'a<epoch ms>'")
+end
 if redis.call('ZSCORE', delayedKey, id) == false then
   local due = redis.call('HGET', dueKey, id)
   if not due or string.find(due, '/', 1, true) then

@@ -13,6 +13,7 @@ import {
   toast,
 } from './dom.js';
 import { JobView } from './job.js';
+import { JobBrowser } from './jobs.js';
 import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
@@ -25,6 +26,7 @@ let deadShown = null;
 
 const deadLetters = new DeadLetterView(() => void refresh());
 new JobView();
+const jobs = new JobBrowser();
 
 async function setPaused(group, pause) {
   try {
@@ -122,6 +124,8 @@ async function refresh() {
   if (polls++ % 5 === 0) await schedules.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
+  jobs.setGroups(data.groups);
+  if (polls % 5 === 1) await jobs.load();
   const dead = sum(data.depths, (d) => d.dead);
   if (dead !== deadShown) {
     deadShown = dead;
