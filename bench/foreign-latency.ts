@@ -6,8 +6,10 @@
  * once with the watcher alone (keyspace notifications off) and once with notifications on.
  *
  *   npm run build && node dist/bench/foreign-latency.js [--count 200] [--every 100] [--ahead 300]
+ *     [--actor-nice 10]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { keyOf } from '../src/base/keys.js';
@@ -21,14 +23,16 @@ import { BENCH_HANDLER, tempLogDir } from './start-cost.js';
 const GROUPS = 10;
 const PREFIX = 'task_group';
 
-interface Run {
+export interface ForeignRun {
   mode: KeyspaceMode;
   count: number;
   everyMs: number;
   aheadMs: number;
+  /** startActors' actorNice (undefined: its default) */
+  actorNice?: number;
 }
 
-async function measure(run: Run) {
+export async function measureForeign(run: ForeignRun) {
   const server = await startRedisServer();
   const plain = new Redis(server.url);
   const logs = tempLogDir();
@@ -47,6 +51,7 @@ async function measure(run: Run) {
     logDir: logs.dir,
     keyspaceEvents: run.mode,
     publishStats: false,
+    ...(run.actorNice === undefined ? {} : { actorNice: run.actorNice }),
   });
   try {
     await sleep(1000); // every actor settles into its idle wait
@@ -83,15 +88,19 @@ async function main(): Promise<void> {
       every: { type: 'string', default: '100' },
       ahead: { type: 'string', default: '300' },
       json: { type: 'boolean', default: false },
+      'actor-nice': { type: 'string' },
     },
   });
+  const nice = values['actor-nice'];
   const base = {
     count: Number(values.count),
     everyMs: Number(values.every),
     aheadMs: Number(values.ahead),
+    ...(nice === undefined ? {} : { actorNice: Number(nice) }),
   };
   const results = [];
-  for (const mode of ['off', 'enable'] as const) results.push(await measure({ ...base, mode }));
+  for (const mode of ['off', 'enable'] as const)
+    results.push(await measureForeign({ ...base, mode }));
   if (values.json) {
     console.log(JSON.stringify(results, null, 2));
     return;
@@ -110,7 +119,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -139,6 +139,18 @@ export function diffFigures(before: RedisFigures, after: RedisFigures): RedisFig
   };
 }
 
+/** Several servers' figures as one (a cluster's masters). */
+export function sumFigures(all: RedisFigures[]): RedisFigures {
+  const sum = { calls: 0, scriptCalls: 0, cpuSeconds: 0, usedMemory: 0 };
+  for (const f of all) {
+    sum.calls += f.calls;
+    sum.scriptCalls += f.scriptCalls;
+    sum.cpuSeconds += f.cpuSeconds;
+    sum.usedMemory += f.usedMemory;
+  }
+  return sum;
+}
+
 /** CPU seconds of this process (every thread) since `start`. */
 export function cpuSince(start: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(start);

@@ -2,6 +2,9 @@
  * The top entries of V8 CPU profiles (`node --cpu-prof`, one .cpuprofile per thread), by self
  * time, summed over every file given: where a start-up or a run spends its CPU.
  *   node dist/bench/profile-top.js /tmp/prof [--by function|package] [--top 20] [--threads]
+ *     [--window a:b ...]
+ * `--window a:b` keeps only the samples taken between a and b (µs on the monotonic clock, as
+ * bench/targets.js prints each run's): the run, without the threads' start-up.
  * `--by package` folds frames into node_modules packages, node internals, skyq's own code and
  * V8's pseudo-frames ((garbage collector), (program): parsing and compiling among it).
  */
@@ -15,6 +18,7 @@ interface ProfileNode {
 }
 
 interface CpuProfile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -39,11 +43,23 @@ function labelOf(node: ProfileNode, by: Grouping): string {
   return `${functionName || '(anonymous)'}${where}`;
 }
 
-/** Self time in µs per label. Each sample is charged the time until the next one. */
-export function selfTimes(profile: CpuProfile, by: Grouping): Map<string, number> {
+type Window = [from: number, to: number];
+
+/**
+ * Self time in µs per label. Each sample is charged the time until the next one; with windows,
+ * only samples taken inside one of them count.
+ */
+export function selfTimes(
+  profile: CpuProfile,
+  by: Grouping,
+  windows: Window[] = [],
+): Map<string, number> {
   const labels = new Map(profile.nodes.map((n) => [n.id, labelOf(n, by)]));
   const totals = new Map<string, number>();
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (windows.length > 0 && !windows.some(([from, to]) => at >= from && at <= to)) continue;
     const label = labels.get(profile.samples[i] as number) ?? '?';
     const delta = profile.timeDeltas[i + 1] ?? 0;
     totals.set(label, (totals.get(label) ?? 0) + delta);
@@ -68,14 +84,20 @@ function main(): void {
       by: { type: 'string', default: 'function' },
       top: { type: 'string', default: '20' },
       threads: { type: 'boolean', default: false },
+      window: { type: 'string', multiple: true, default: [] },
     },
   });
   const by = values.by === 'package' ? 'package' : 'function';
+  const windows = (values.window ?? []).map((w): Window => {
+    const [from, to] = w.split(':').map(Number);
+    if (!Number.isFinite(from) || !Number.isFinite(to)) throw new Error(`--window a:b, not ${w}`);
+    return [from as number, to as number];
+  });
   const files = profileFiles(positionals);
   if (files.length === 0) throw new Error('give a .cpuprofile file or a directory of them');
   const all = new Map<string, number>();
   for (const file of files) {
-    const times = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, by);
+    const times = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, by, windows);
     let sum = 0;
     for (const [label, us] of times) {
       all.set(label, (all.get(label) ?? 0) + us);

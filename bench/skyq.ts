@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { type Launcher, Queue, type StartOptions } from '../src/index.js';
 import { listenForStarts } from './handler-starts.js';
 import { actorLatenessP99 } from './launcher-figures.js';
-import { diffFigures, redisFigures } from './measures.js';
+import { diffFigures, type RedisFigures, redisFigures, sumFigures } from './measures.js';
 import {
   BENCH_HANDLER,
   BENCH_POOL_HANDLER,
@@ -43,6 +43,10 @@ export interface SkyqRunOptions {
   shape?: Partial<SkyqShape>;
   /** run the handler on a piscina pool of this many threads */
   pool?: number;
+  /** false: no finished-job history (to price the default); undefined: the default */
+  keepDone?: false;
+  /** startActors actorNice (undefined: its default) */
+  actorNice?: number;
   /** startActors timeoutMs */
   timeoutMs?: number;
   /** burst: start the actors only once every message is in, and time the drain from the call */
@@ -51,16 +55,35 @@ export interface SkyqRunOptions {
   idleMs?: number;
 }
 
+/**
+ * What publishing every event costs: SKYQ_BENCH_EVENTS=1 runs producer and actors with
+ * `events: true` (done and dead are published either way).
+ */
+const eventsOption = (): { events?: true } =>
+  process.env.SKYQ_BENCH_EVENTS === '1' ? { events: true } : {};
+
+/** A loopback server's URL, or the masters of a loopback cluster (bench/cluster-scale.ts). */
+export type SkyqTarget = string | { cluster: { host: string; port: number }[] };
+
 export async function runSkyq(
-  redisUrl: string,
+  target: SkyqTarget,
   workload: WorkloadOptions,
   options: SkyqRunOptions = {},
   onProgress?: Progress,
 ): Promise<BenchResult> {
-  assertLoopback(redisUrl);
+  const nodes = typeof target === 'string' ? null : target.cluster;
+  const urls = nodes ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [target as string];
+  for (const url of urls) assertLoopback(url);
+  const history = {
+    ...(options.keepDone === false ? { keepDone: false as const } : {}),
+    ...eventsOption(),
+  };
+  const where = { ...(nodes ? { cluster: nodes } : { redis: target as string }), ...history };
   const groups = options.shape?.actors ?? 10;
-  const queue = new Queue({ redis: redisUrl, groups });
-  const monitor = new Redis(redisUrl);
+  const queue = new Queue({ ...where, groups });
+  // One per server: a cluster's figures are each master's, and their sum.
+  const monitors = urls.map((url) => new Redis(url));
+  const monitor = monitors[0] as Redis;
   const logs = tempLogDir();
   const tracker = new RunTracker(workload, onProgress);
   // Generated ids (the fast path) mapped back to the workload's own ids.
@@ -73,15 +96,17 @@ export async function runSkyq(
     else tracker.handled(own, dueAt, start);
   });
   const startOptions: StartOptions = {
-    redis: redisUrl,
+    ...where,
     groups,
     handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
     logDir: logs.dir,
+    ...history,
     ...definedOnly({
       concurrency: options.shape?.concurrency,
       batch: options.shape?.batch,
       pool: options.pool,
       timeoutMs: options.timeoutMs,
+      actorNice: options.actorNice,
     }),
   };
   let launcher: Launcher | undefined;
@@ -100,7 +125,8 @@ export async function runSkyq(
       await sleep(IDLE_AFTER_READY_MS);
       if (options.idleMs && !later) idleCores = (await measureIdle(monitor, options.idleMs)).cores;
     }
-    const before = await redisFigures(monitor);
+    const before = await Promise.all(monitors.map(redisFigures));
+    const windowStart = monotonicUs();
     await produce(workload, async (batch) => {
       const dues = tracker.adding(batch);
       const ids = await queue.addBulk(
@@ -124,20 +150,35 @@ export async function runSkyq(
     }
     const graceMs = workload.graceMs ?? DEFAULT_GRACE_MS;
     const complete = await tracker.drained(graceMs);
-    const after = await redisFigures(monitor);
+    const windowUs: [number, number] = [windowStart, monotonicUs()];
+    const after = await Promise.all(monitors.map(redisFigures));
+    const perServer = after.map((a, i) => diffFigures(before[i] as RedisFigures, a));
     const notes = complete
       ? []
       : [`stopped ${graceMs / 1000} s after the last due time; the rest counts as lost`];
-    const result = tracker.result('skyq', diffFigures(before, after), notes);
+    const result = tracker.result('skyq', sumFigures(perServer), notes);
+    const redisCpuSecondsByServer = nodes ? perServer.map((f) => f.cpuSeconds) : undefined;
     const actorP99 = launcher ? await actorLatenessP99(launcher).catch(() => Number.NaN) : NaN;
-    return { ...result, startup, idleCores, actorLatenessP99: actorP99 };
+    return {
+      ...result,
+      startup,
+      idleCores,
+      actorLatenessP99: actorP99,
+      windowUs,
+      ...(redisCpuSecondsByServer ? { redisCpuSecondsByServer } : {}),
+    };
   } finally {
     starts.close();
     await launcher?.stop(1000);
     await queue.close();
-    await monitor.quit().catch(() => monitor.disconnect());
+    for (const m of monitors) await m.quit().catch(() => m.disconnect());
     logs.remove();
   }
+}
+
+/** µs on the monotonic clock V8's CPU profiles stamp their samples with (Linux: both CLOCK_MONOTONIC). */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 function definedOnly<T extends object>(values: T): Partial<T> {

@@ -22,6 +22,7 @@ import {
   tempLogDir,
   timedStart,
 } from './start-cost.js';
+import { foreignSection } from './target-foreign.js';
 import type { Target, TargetRow } from './target-table.js';
 import type { BenchResult } from './workloads.js';
 import { defaultWorkload, type WorkloadOptions } from './workloads.js';
@@ -41,6 +42,10 @@ export interface Sizes {
   growthDrain: number;
   /** seconds past the last due time before the rest counts as lost */
   graceSeconds: number;
+  /** startActors' actorNice for every section (undefined: its default) */
+  actorNice?: number;
+  /** true: keepDone false in the consuming runs, to price the history default */
+  noHistory?: boolean;
 }
 
 export interface SectionOutcome {
@@ -64,7 +69,9 @@ async function withServer<T>(run: (url: string) => Promise<T>): Promise<T> {
 /** One skyq run on its own fresh redis-server. */
 function skyqRun(w: WorkloadOptions, sizes: Sizes, options: SkyqRunOptions = {}) {
   w.graceMs = sizes.graceSeconds * 1000;
-  return withServer((url) => runSkyq(url, w, options));
+  const nice = sizes.actorNice === undefined ? {} : { actorNice: sizes.actorNice };
+  const history = sizes.noHistory ? { keepDone: false as const } : {};
+  return withServer((url) => runSkyq(url, w, { ...nice, ...history, ...options }));
 }
 
 function workload(name: WorkloadOptions['name'], changes: Partial<WorkloadOptions>) {
@@ -104,13 +111,20 @@ async function waitForHandled(launcher: Launcher, count: number, ms: number): Pr
 
 /** Ten actors with startActors' defaults on a fresh server, stopped after `run`. */
 function withActors<T>(
+  sizes: Sizes,
   run: (url: string, cost: StartCost, launcher: Launcher) => Promise<T>,
 ): Promise<T> {
   return withServer(async (url) => {
     const logs = tempLogDir();
     let launcher: Launcher | undefined;
     try {
-      const started = await timedStart({ redis: url, handler: BENCH_HANDLER, logDir: logs.dir });
+      const nice = sizes.actorNice === undefined ? {} : { actorNice: sizes.actorNice };
+      const started = await timedStart({
+        redis: url,
+        handler: BENCH_HANDLER,
+        logDir: logs.dir,
+        ...nice,
+      });
       launcher = started.launcher;
       return await run(url, started.cost, started.launcher);
     } finally {
@@ -120,8 +134,8 @@ function withActors<T>(
   });
 }
 
-const start: Section = () =>
-  withActors(async (_url, cost) => {
+const start: Section = (sizes) =>
+  withActors(sizes, async (_url, cost) => {
     const cpu = process.cpuUsage();
     await sleep(IDLE_AFTER_READY_MS);
     const settling = cpuSince(cpu);
@@ -137,7 +151,7 @@ const start: Section = () =>
   });
 
 const idle: Section = (sizes) =>
-  withActors(async (url) => {
+  withActors(sizes, async (url) => {
     const monitor = new Redis(url);
     try {
       await sleep(IDLE_AFTER_READY_MS);
@@ -308,7 +322,7 @@ const growth: Section = async (sizes) => {
  * actors' own lateness p99 from due, as `skyq stats` shows it.
  */
 const cli: Section = (sizes) =>
-  withActors(async (url, _cost, launcher) => {
+  withActors(sizes, async (url, _cost, launcher) => {
     const count = Math.min(20_000, sizes.seedCount);
     // Not spawnSync: the launcher's own timers (stats, pings) run on this thread meanwhile.
     const produce = await promisify(execFile)(
@@ -329,5 +343,17 @@ const cli: Section = (sizes) =>
   });
 
 /** In the order they run. */
-export const SECTIONS = { start, idle, steady, seed, cli, burst, addbulk, pool, memory, growth };
+export const SECTIONS = {
+  start,
+  idle,
+  steady,
+  seed,
+  cli,
+  foreign: foreignSection as Section,
+  burst,
+  addbulk,
+  pool,
+  memory,
+  growth,
+};
 export type SectionName = keyof typeof SECTIONS;

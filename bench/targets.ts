@@ -13,7 +13,7 @@ import { SECTIONS, type SectionName, type Sizes } from './target-sections.js';
 import { formatTargetTable, type TargetRow, verdict } from './target-table.js';
 
 interface SizeFlag {
-  key: keyof Sizes;
+  key: Exclude<keyof Sizes, 'actorNice' | 'noHistory'>;
   flag: string;
   what: string;
   /** issue 9's size */
@@ -86,6 +86,8 @@ const USAGE = `usage: node dist/bench/targets.js [options]
   --only a,b         sections to run (default all): ${SECTION_NAMES.join(',')}
   --quick            small sizes, to check that everything runs (verdicts then mean little)
   --json             rows and raw results as JSON on stdout
+  --actor-nice n     startActors' actorNice in every section (default: startActors' own)
+  --no-history       keepDone: false in the skyq runs, to price the finished-job history default
 ${SIZE_FLAGS.map((s) => `  --${s.flag.padEnd(16)} ${s.what} (${s.full}; --quick ${s.quick})`).join('\n')}`;
 
 interface TargetOptions {
@@ -102,6 +104,8 @@ function parseTargetArgs(argv: string[]): TargetOptions {
       only: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      'actor-nice': { type: 'string' },
+      'no-history': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       ...Object.fromEntries(SIZE_FLAGS.map((s) => [s.flag, { type: 'string' as const }])),
     },
@@ -122,6 +126,13 @@ function parseTargetArgs(argv: string[]): TargetOptions {
       throw new Error(`--${s.flag} must be a whole number > 0, not ${given}`);
     sizes[s.key] = n;
   }
+  const nice = values['actor-nice'];
+  if (nice !== undefined) {
+    sizes.actorNice = Number(nice);
+    if (!Number.isInteger(sizes.actorNice) || sizes.actorNice < 0 || sizes.actorNice > 19)
+      throw new Error(`--actor-nice must be a whole number from 0 to 19, not ${nice}`);
+  }
+  if (values['no-history']) sizes.noHistory = true;
   return { sections: sections as SectionName[], sizes, json: values.json };
 }
 
@@ -153,6 +164,10 @@ async function main(): Promise<void> {
       const outcome = await SECTIONS[name](options.sizes);
       rows.push(...outcome.rows);
       results[name] = outcome.results;
+      for (const [run, result] of Object.entries(outcome.results)) {
+        const window = (result as { windowUs?: [number, number] } | undefined)?.windowUs;
+        if (window) log(`  ${name} ${run}: profile window ${window.join(':')}`);
+      }
     } catch (error) {
       process.exitCode = 1;
       log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : error}`);

@@ -105,6 +105,13 @@ export interface BenchResult {
   startup?: { seconds: number; cpuSeconds: number };
   /** cores the started, idle consumers used (skyq: from 1 s after ready) */
   idleCores?: number;
+  /**
+   * skyq: first add → drained on the monotonic clock, µs: `profile-top.js --window a:b` keeps the
+   * CPU-profile samples inside it (start-up's compiling left out)
+   */
+  windowUs?: [number, number];
+  /** skyq on a cluster: each master's INFO cpu delta, in the order of the nodes given */
+  redisCpuSecondsByServer?: number[];
   /** skyq: the actors' own lateness p99 (ms), from launcher.stats(), to set beside the measured */
   actorLatenessP99?: number;
   /** memory workload: INFO memory used_memory delta ÷ pending messages */

@@ -49,9 +49,13 @@ const ready = (run: CliChild) =>
     30_000,
   );
 
+/** The folder of the embedded server on a port other than the default: ./.skyq/<port>/. */
+const dataDir = (cwd: string, port: number) => join(cwd, '.skyq', String(port));
+
 /** The pid of the embedded server, from the note skyq keeps next to its data. */
-const serverPid = (dir: string) =>
-  (JSON.parse(readFileSync(join(dir, '.skyq', 'embedded.json'), 'utf8')) as { pid: number }).pid;
+const serverPid = (cwd: string, port: number) =>
+  (JSON.parse(readFileSync(join(dataDir(cwd, port), 'embedded.json'), 'utf8')) as { pid: number })
+    .pid;
 
 describe('embeddedRedis', () => {
   it('starts a password-protected server whose files only its owner can read', async () => {
@@ -128,7 +132,7 @@ describe('skyq start with no Redis named', () => {
     try {
       await ready(first);
       expect(first.stdout()).toMatch(/started a private redis-server there/);
-      pid = serverPid(cwd);
+      pid = serverPid(cwd, port);
       // The README's second terminal: no Redis named, the saved password is used.
       const produced = await finish(cliIn(cwd, port, ['produce', '--groups', '2']), 'one\nquit\n');
       expect(produced.stderr).toBe('');
@@ -139,14 +143,14 @@ describe('skyq start with no Redis named', () => {
 
       first.child.kill('SIGKILL');
       await first.done;
-      const password = savedPassword(join(cwd, '.skyq')) as string;
+      const password = savedPassword(dataDir(cwd, port)) as string;
       expect(await knock(port, password)).toBe('pong'); // left running, not orphaned unseen
 
       const second = cliIn(cwd, port, args);
       try {
         await ready(second);
         expect(second.stdout()).toContain(
-          `skyq: reusing the embedded server from an earlier run (pid ${pid}, data in ${join(cwd, '.skyq')})`,
+          `skyq: reusing the embedded server from an earlier run (pid ${pid}, data in ${dataDir(cwd, port)})`,
         );
         // The message added before the kill is still there and gets consumed now.
         const added = /added (\S+)/.exec(produced.stdout)?.[1] as string;
@@ -183,7 +187,7 @@ describe('skyq start with no Redis named', () => {
     let pid = 0;
     try {
       await ready(owner);
-      pid = serverPid(cwd);
+      pid = serverPid(cwd, port);
       guest = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-b']);
       await ready(guest);
       expect(guest.stdout()).toContain(
@@ -191,7 +195,7 @@ describe('skyq start with no Redis named', () => {
       );
       guest.child.kill('SIGINT');
       expect((await finish(guest, '', 30_000)).code).toBe(0);
-      expect(await knock(port, savedPassword(join(cwd, '.skyq')))).toBe('pong');
+      expect(await knock(port, savedPassword(dataDir(cwd, port)))).toBe('pong');
       owner.child.kill('SIGINT');
       expect((await finish(owner, '', 30_000)).code).toBe(0);
       expect(await knock(port)).toBe('down');

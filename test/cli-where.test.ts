@@ -34,7 +34,7 @@ function cliIn(cwd: string, port: number, args: string[]): CliChild {
   return spawnNode(CLI, args, { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) }, [], cwd);
 }
 
-it('stats, get and dlq list print the Redis they read first, password masked', async () => {
+it('stats, dlq list and schedules list print the Redis they read first, password masked', async () => {
   const url = locked.url;
   const shown = `reading redis://:***@127.0.0.1:${locked.port}`;
   const stats = await runCli(['stats', '--redis', url]);
@@ -43,7 +43,11 @@ it('stats, get and dlq list print the Redis they read first, password masked', a
   const dlq = await runCli(['dlq', 'list', '--redis', url]);
   expect(dlq.code, dlq.stderr).toBe(0);
   expect(dlq.stdout.split('\n')[0]).toBe(shown);
-  for (const out of [stats.stdout, dlq.stdout]) expect(out).not.toContain(PASSWORD);
+  const schedules = await runCli(['schedules', 'list', '--redis', url]);
+  expect(schedules.code, schedules.stderr).toBe(0);
+  expect(schedules.stdout.split('\n')[0]).toBe(shown);
+  for (const out of [stats.stdout, dlq.stdout, schedules.stdout])
+    expect(out).not.toContain(PASSWORD);
 });
 
 it('skyq start says plainly that it uses an existing Redis it did not start', async () => {
@@ -74,7 +78,7 @@ it('a refused login with nothing named names the directory it looked in', async 
   const [first, ...rest] = run.stderr.split('\n').filter(Boolean);
   expect(rest).toEqual([]);
   expect(first).toMatch(/refused the login/);
-  expect(first).toContain(`password was looked for in ${cwd}/.skyq/`);
+  expect(first).toContain(`password was looked for in ${cwd}/.skyq/${locked.port}/`);
 });
 
 it('logs with no log directory names the absolute directory', async () => {

@@ -205,9 +205,9 @@ describe('dashboard API', () => {
     }
   });
 
-  it('has no /metrics of its own', async () => {
-    const response = await get('/metrics');
-    expect(response.status).toBe(404);
-    expect(response.body.error).toMatch(/skyq start --http/);
+  it('serves /metrics of its own (test/dashboard-metrics.test.ts reads it through)', async () => {
+    const response = await fetch(new URL('/metrics', handle.url));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/^skyq_group_up\{group="0"\} 1$/m);
   });
 });

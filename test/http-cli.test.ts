@@ -80,6 +80,10 @@ describe('skyq dashboard', () => {
       expect(await page.text()).toContain('<title>skyq dashboard</title>');
       const overview = await fetch(new URL('/api/overview', url));
       expect(await overview.json()).toMatchObject({ mode: 'redis', prefix: 'task_group' });
+      const metrics = await fetch(new URL('/metrics', url));
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('# TYPE skyq_group_messages gauge');
+      expect(run.stdout()).toMatch(/dashboard, \/metrics and \/healthz on http/);
     } finally {
       run.child.kill('SIGINT');
     }

@@ -1,13 +1,15 @@
 /**
  * The README's examples work as written. Every `// handler.<ext>` block loads as a handler in a
  * project made by `npm init -y` (CommonJS), and the first one handles a message there; every
- * TypeScript block that imports skyq type-checks under `strict` against the built package.
+ * TypeScript block that imports skyq type-checks under `strict` against the built package; the
+ * block that connects to the embedded server runs as written against one `skyq start` started.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
+import { heldPort, type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import {
   CLI,
   finish,
@@ -112,4 +114,46 @@ it('the README TypeScript examples type-check under strict', () => {
     { cwd: project, encoding: 'utf8' },
   );
   expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+});
+
+it("the README's connection to the embedded server works as written, from skyq start's folder", async () => {
+  const block = blocks('ts').find((text) => text.includes('redis-password'));
+  expect(block).toBeDefined();
+  // Tests never touch 127.0.0.1:6379: an example that ignored SKYQ_EMBEDDED_PORT would.
+  expect(block).toContain('process.env.SKYQ_EMBEDDED_PORT');
+  const project = tempDir('skyq-readme-embedded-');
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(ROOT, join(project, 'node_modules/skyq'));
+  writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
+  // The example is TypeScript: its types are stripped, nothing else.
+  writeFileSync(
+    join(project, 'connect.mjs'),
+    transformSync(block as string, { loader: 'ts', format: 'esm' }).code,
+  );
+  const port = await heldPort();
+  const env = { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) };
+  const start = spawnNode(CLI, ['start', '--log-dir', 'logs'], env, [], project);
+  try {
+    await waitFor(
+      'skyq start to start its own server',
+      () => {
+        if (start.child.exitCode !== null) throw new Error(`start exited: ${start.stderr()}`);
+        return /actors ready/.test(start.stdout()) ? true : undefined;
+      },
+      30_000,
+    );
+    expect(start.stdout()).toContain('started a private redis-server there');
+    const run = await finish(spawnNode(join(project, 'connect.mjs'), [], env, [], project));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const id = /^added (\S+): delayed$/.exec(run.stdout.trim())?.[1];
+    expect(id, run.stdout).toBeDefined();
+    // The message is on skyq start's server: the CLI, from the same folder, finds it there.
+    const got = await finish(spawnNode(CLI, ['get', id as string], env, [], project));
+    expect(got.stderr).toBe('');
+    expect(got.stdout).toContain('from the library');
+  } finally {
+    start.child.kill('SIGINT');
+    await finish(start, '', 30_000);
+  }
 });

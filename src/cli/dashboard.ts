@@ -1,5 +1,5 @@
 // skyq dashboard: the web dashboard on its own, showing every launcher that publishes its
-// figures to this Redis. Also the --http / --auth-token flags `skyq start` shares.
+// figures to this Redis, and /metrics of them all (one scrape target for every launcher). Also the --http / --auth-token flags `skyq start` shares.
 import type { Command } from 'commander';
 import { checkHttpOptions, type HttpOptions, serveDashboard } from '../http/index.js';
 import { PUBLIC_URL_ENV, TOKEN_ENV } from '../http/policy.js';
@@ -28,7 +28,9 @@ export function httpOptions(flags: HttpFlags): HttpOptions {
 
 export function registerDashboard(program: Command): void {
   withConnectionFlags(program.command('dashboard'))
-    .description('web dashboard of every launcher publishing to this Redis (depths, dead letters)')
+    .description(
+      'web dashboard and /metrics of every launcher publishing to this Redis (depths, dead letters)',
+    )
     .option('--http <addr>', 'where to listen, host:port', '127.0.0.1:9465')
     .option('--auth-token <token>', TOKEN_HELP)
     .option('--public-url <url>', PUBLIC_URL_HELP)
@@ -40,7 +42,7 @@ export function registerDashboard(program: Command): void {
       // Fails like every other command: "cannot reach Redis at <url>: connection refused".
       await ensureReachable(options);
       const handle = await serveDashboard(options, http);
-      console.log(`skyq: dashboard on ${handle.url} (Ctrl-C stops it)`);
+      console.log(`skyq: dashboard, /metrics and /healthz on ${handle.url} (Ctrl-C stops it)`);
       const stop = async () => {
         await handle.close();
         process.exit(0);

@@ -1,7 +1,7 @@
 // `skyq start` with no Redis named: use 127.0.0.1:6379 when a Redis without a
 // password answers there; otherwise run skyq's own private redis-server on that
 // port, with its data, a generated password and a note of who runs it under
-// ./.skyq/ (dir 0700, files 0600). Other commands read the password from there,
+// ./.skyq/ (./.skyq/<port>/ for another port: embedded-dir.ts; dir 0700, files 0600). Other commands read the password from there,
 // so `skyq produce` in a second terminal finds the server with nothing named.
 //
 // The server is stopped or reused deliberately: the `skyq start` that started
@@ -14,18 +14,8 @@ import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { errors } from '../base/errors.js';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from '../redis/server.js';
+import { embeddedDir, embeddedPort } from './embedded-dir.js';
 
-export const EMBEDDED_DIR = '.skyq';
-
-/** The embedded server's port: 6379, or SKYQ_EMBEDDED_PORT (when 6379 belongs to another program). */
-export function embeddedPort(): number {
-  const text = process.env.SKYQ_EMBEDDED_PORT;
-  if (text === undefined || text === '') return 6379;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535)
-    throw errors.invalidOption('SKYQ_EMBEDDED_PORT', 'must be a port number', text);
-  return port;
-}
 const PASSWORD_FILE = 'redis-password';
 const OWNER_FILE = 'embedded.json';
 
@@ -43,8 +33,8 @@ interface Where {
   dir?: string;
 }
 
-/** The saved password of the embedded server in `dir`, if one was ever made. */
-export function savedPassword(dir = EMBEDDED_DIR): string | undefined {
+/** The saved password of the embedded server in `dir` (default: the embedded port's), if one was ever made. */
+export function savedPassword(dir = embeddedDir()): string | undefined {
   try {
     return readFileSync(join(resolve(dir), PASSWORD_FILE), 'utf8').trim() || undefined;
   } catch {
@@ -57,9 +47,10 @@ export function savedPassword(dir = EMBEDDED_DIR): string | undefined {
  * with the embedded server's password when one was saved.
  */
 export function defaultEmbeddedUrl(where: Where = {}): string {
-  const password = savedPassword(where.dir);
+  const port = where.port ?? embeddedPort();
+  const password = savedPassword(where.dir ?? embeddedDir(port));
   const auth = password === undefined ? '' : `:${encodeURIComponent(password)}@`;
-  return `redis://${auth}127.0.0.1:${where.port ?? embeddedPort()}`;
+  return `redis://${auth}127.0.0.1:${port}`;
 }
 
 type Knock = 'pong' | 'noauth' | 'wrongpass' | 'down';
@@ -99,7 +90,7 @@ export async function embeddedRedis(
   where: Where = {},
 ): Promise<EmbeddedRedis> {
   const port = where.port ?? embeddedPort();
-  const dir = resolve(where.dir ?? EMBEDDED_DIR);
+  const dir = resolve(where.dir ?? embeddedDir(port));
   const shown = `redis://127.0.0.1:${port}`;
   const first = await knock(port);
   if (first === 'pong') {

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
-// cancel, bench, dashboard, acl.
-import { resolve } from 'node:path';
+// list, cancel, bench, dashboard, acl.
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
@@ -10,10 +9,12 @@ import { registerBench } from './bench.js';
 import { noRedisNamed } from './common.js';
 import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
-import { EMBEDDED_DIR } from './embedded.js';
+import { embeddedDir } from './embedded-dir.js';
 import { cliErrorLine } from './error-line.js';
+import { registerEvents } from './events.js';
 import { registerGet } from './get.js';
 import { commandPathOf, hintHelpAfterErrors } from './help-hint.js';
+import { registerList } from './list.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
 import { registerProduce } from './produce.js';
@@ -38,9 +39,11 @@ registerProduce(program);
 registerStats(program);
 registerLogs(program);
 registerGet(program);
+registerEvents(program);
 registerReschedule(program);
 registerPause(program);
 registerDlq(program);
+registerList(program);
 registerSchedules(program);
 registerCancel(program);
 registerBench(program);
@@ -72,7 +75,7 @@ try {
   // Run from another folder, ./.skyq holds no password: say which folder was looked in.
   const where =
     noneNamed && /refused the login/.test(line)
-      ? ` (no Redis named, so the embedded server's password was looked for in ${resolve(EMBEDDED_DIR)}/: run from the folder where skyq start runs, or give --redis)`
+      ? ` (no Redis named, so the embedded server's password was looked for in ${embeddedDir()}/: run from the folder where skyq start runs, or give --redis)`
       : '';
   console.error(`skyq: ${line}${where}`);
   if (error instanceof SkyqError && error.code === 'ERR_SKYQ_INVALID_OPTION')

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { ScheduleSpec, ScheduleState } from '../queue/schedules/schedules.js';
-import { type ConnectionFlags, printJson, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
 import { printable } from './preview.js';
 import { table } from './table.js';
@@ -51,6 +51,7 @@ export function registerSchedules(program: Command): void {
       withQueue(flags, async (queue) => {
         const list = await queue.schedules.list();
         if (flags.json) return printJson(list);
+        console.log(readFromLine(flags));
         console.log(describeSchedules(list));
       }),
     );

@@ -3,8 +3,10 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { parseKeepDone } from '../queue/history/retention.js';
+import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/ratelimit/spec.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
+import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
 import { type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import {
@@ -32,7 +34,12 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   allowEviction?: boolean;
   intake?: string;
   keepDone?: string;
+  rateLimit: string[];
+  actorNice: string;
+  events?: boolean;
 }
+
+const collect = (value: string, earlier: string[]) => [...earlier, value];
 
 export function registerStart(program: Command): void {
   withConnectionFlags(program.command('start'))
@@ -52,6 +59,21 @@ export function registerStart(program: Command): void {
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
     )
+    .option(
+      '--rate-limit <rate>',
+      'at most this many starts, shared by every launcher: 100/s, 50/100ms, 6000/min; NAME=10/s for one job name (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--actor-nice <n>',
+      'nice steps each actor thread lowers its priority by, so a producer keeps the cores (Linux; 0 where other busy processes share them)',
+      String(DEFAULT_ACTOR_NICE),
+    )
+    .option(
+      '--events',
+      'publish every event for skyq events / queue.events() (done and dead always)',
+    )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
     .option('--public-url <url>', PUBLIC_URL_HELP)
@@ -64,6 +86,11 @@ export function registerStart(program: Command): void {
       const base = queueOptions(flags, 'long-running');
       const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
       const batch = parsePositiveCount(flags.batch, 'batch');
+      const rateLimit = flags.rateLimit.length > 0 ? parseRateLimit(flags.rateLimit) : undefined;
+      const limits = rateLimit ? checkRateLimit(rateLimit) : null;
+      const actorNice = parseCount(flags.actorNice, 'actor-nice');
+      if (actorNice > 19)
+        throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
@@ -72,6 +99,7 @@ export function registerStart(program: Command): void {
         ...(embedded ? { redis: embedded.url } : {}),
         concurrency,
         batch,
+        actorNice,
         leaseMs: parseDuration(flags.lease, 'lease'),
         timeoutMs: parseDuration(flags.timeout, 'timeout'),
         pool: parseCount(flags.pool, 'pool'),
@@ -84,6 +112,8 @@ export function registerStart(program: Command): void {
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
+        ...(flags.events ? { events: true } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -100,6 +130,10 @@ export function registerStart(program: Command): void {
         console.log(
           `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
         );
+      }
+      if (limits) {
+        const shared = `shared by every launcher of ${options.prefix ?? 'task_group'}`;
+        console.log(`skyq: rate limit ${describeRateLimit(limits)}, ${shared}`);
       }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);

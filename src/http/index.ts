@@ -14,10 +14,11 @@ import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
 import { type ApiContext, readRoutes } from './api.js';
 import { checkHealth, type Pingable } from './health.js';
 import { History } from './history.js';
+import { listRoutes } from './list-api.js';
 import { MetricsExporter } from './metrics.js';
 import { pageRoutes } from './page.js';
 import { AccessPolicy, PUBLIC_URL_ENV, TOKEN_ENV } from './policy.js';
-import { HttpServer, json, problem, type Route } from './server.js';
+import { HttpServer, json, type Route } from './server.js';
 
 export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 
@@ -101,6 +102,8 @@ async function serve(
   }
   const servers = () => (launcher ? launcher.servers() : (checks?.states ?? []));
   const depths = () => withTimeout(queue.counts(), DEPTHS_TIMEOUT_MS, 'reading group depths');
+  const limits = () =>
+    withTimeout(queue.rateLimits.list(), DEPTHS_TIMEOUT_MS, 'reading the rate limits');
   const history = new History(async () => {
     const [counts, stats] = await Promise.all([depths(), launchers(queue)]);
     return { counts, launchers: stats };
@@ -109,6 +112,7 @@ async function serve(
   const routes: Route[] = [
     ...pageRoutes(policy),
     ...readRoutes(context),
+    ...listRoutes(context),
     ...actionRoutes(context),
     {
       method: 'GET',
@@ -121,7 +125,30 @@ async function serve(
         );
       },
     },
-    launcher ? metricsRoute(launcher, depths) : noMetricsRoute(),
+    metricsRoute(
+      launcher
+        ? new MetricsExporter(async () => {
+            const [stats, counts, buckets] = await Promise.all([
+              launcher.stats(),
+              depths().catch(() => null),
+              limits().catch(() => null),
+            ]);
+            return { stats, counts, servers: launcher.servers(), limits: buckets };
+          })
+        : // Every launcher publishing to this Redis, each under its `launcher` label. A Redis
+          // that cannot be read gives a scrape without them whose skyq_group_up are all 0.
+          new MetricsExporter(
+            async () => {
+              const [stats, counts, buckets] = await Promise.all([
+                launchers(queue).catch(() => []),
+                depths().catch(() => null),
+                limits().catch(() => null),
+              ]);
+              return { stats, counts, servers: servers(), limits: buckets };
+            },
+            { perLauncher: true, groups: queue.config.groups },
+          ),
+    ),
   ];
   let server: HttpServer;
   try {
@@ -155,14 +182,7 @@ async function serve(
   };
 }
 
-function metricsRoute(
-  launcher: LauncherSource,
-  depths: () => Promise<Awaited<ReturnType<Queue['counts']>>>,
-): Route {
-  const exporter = new MetricsExporter(async () => {
-    const [stats, counts] = await Promise.all([launcher.stats(), depths().catch(() => null)]);
-    return { stats, counts, servers: launcher.servers() };
-  });
+function metricsRoute(exporter: MetricsExporter): Route {
   return {
     method: 'GET',
     path: '/metrics',
@@ -183,13 +203,4 @@ async function checkServers(queue: Queue, allowEviction: boolean): Promise<Serve
   if (refusal) throw refusal;
   checks.watch();
   return checks;
-}
-
-function noMetricsRoute(): Route {
-  return {
-    method: 'GET',
-    path: '/metrics',
-    handle: () =>
-      problem(404, 'the stand-alone dashboard has no /metrics: scrape each `skyq start --http`'),
-  };
 }

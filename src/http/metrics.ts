@@ -1,51 +1,46 @@
 // /metrics: the launcher's figures in the Prometheus text format, made by a prom-client
 // Registry. Nothing is observed here: each scrape reads launcher.stats() (the actors' shared
 // stat blocks, through the coordinator) and the group depths once, and every series is filled
-// from that one reading.
+// from that one reading. The stand-alone dashboard serves the same series from the figures
+// every launcher publishes to Redis, with a `launcher` label on each launcher's series (two
+// launchers both run a group's actor); its histograms are each launcher's totals, the only
+// buckets a launcher publishes.
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { GroupCounts } from '../queue/queue.js';
+import type { BucketState } from '../queue/ratelimit/buckets.js';
 import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
 import { unnamedPart } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
-import { ACTOR_STATES, type CounterName, type HistogramName } from '../runtime/stat-block.js';
+import { ACTOR_STATES } from '../runtime/stat-block.js';
 import { BucketHistogram } from './bucket-histogram.js';
+import { ACTOR_COUNTERS, DEPTHS, DURATION_BOUNDS_SECONDS, HISTOGRAMS } from './metric-families.js';
+
+export { DURATION_BOUNDS_SECONDS } from './metric-families.js';
 
 export interface MetricsInput {
-  stats: LauncherStats;
+  /** one launcher's figures; or, with `perLauncher`, those of every launcher publishing */
+  stats: LauncherStats | LauncherStats[];
   /** null when Redis could not be read in time */
   counts: GroupCounts[] | null;
   /** each Redis server's eviction policy and clock skew, as last checked */
   servers?: ServerState[];
+  /** the rate-limit buckets in use (null when Redis could not be read in time) */
+  limits?: BucketState[] | null;
 }
-
-/** Upper bounds in seconds; each one is a bound of the runtime's buckets, so counts are exact. */
-export const DURATION_BOUNDS_SECONDS = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
-] as const;
-
-const DEPTHS = ['delayed', 'ready', 'active', 'dead'] as const;
-
-const ACTOR_COUNTERS: [CounterName, string, string][] = [
-  ['claimed', 'skyq_messages_claimed_total', 'Messages leased by the actor.'],
-  ['done', 'skyq_messages_done_total', 'Messages whose handler succeeded and were acknowledged.'],
-  ['failed', 'skyq_messages_failed_total', 'Handler runs that threw, rejected or timed out.'],
-  ['retried', 'skyq_messages_retried_total', 'Failures sent back to wait for another attempt.'],
-  ['dead', 'skyq_messages_dead_total', 'Messages the actor dead-lettered.'],
-  [
-    'stale',
-    'skyq_messages_stale_total',
-    'Acks, failures or lease extensions refused because the lease had passed to another consumer.',
-  ],
-];
-
-const HISTOGRAMS: [HistogramName, string, string][] = [
-  ['lateness', 'skyq_lateness_seconds', 'Handler start minus due time (Redis clock).'],
-  ['handler', 'skyq_handler_duration_seconds', 'Handler start to settled.'],
-  ['redisRtt', 'skyq_redis_round_trip_seconds', "Round trip of the actor's claim calls."],
-];
 
 type Set = (labels: Record<string, string>, value: number) => void;
 type Fill = (set: Set, input: MetricsInput) => void;
+type Labels = Record<string, string>;
+
+export interface MetricsShape {
+  /** label each launcher's series with `launcher` (the stand-alone dashboard) */
+  perLauncher?: boolean;
+  /** the groups `skyq_group_up` covers when per launcher (else: the launcher's actors) */
+  groups?: number;
+}
+
+const launchersOf = (input: MetricsInput) =>
+  Array.isArray(input.stats) ? input.stats : [input.stats];
 
 export class MetricsExporter {
   readonly registry = new Registry();
@@ -53,8 +48,11 @@ export class MetricsExporter {
   #input: MetricsInput | null = null;
   #rendering: Promise<string> | null = null;
 
-  constructor(read: () => Promise<MetricsInput>) {
+  readonly #shape: MetricsShape;
+
+  constructor(read: () => Promise<MetricsInput>, shape: MetricsShape = {}) {
     this.#read = read;
+    this.#shape = shape;
     this.#define();
   }
 
@@ -77,14 +75,22 @@ export class MetricsExporter {
 
   #define(): void {
     const group = (view: { group: number }) => ({ group: String(view.group) });
+    const perLauncher = this.#shape.perLauncher === true;
+    const by = (launcher: LauncherStats): Labels =>
+      perLauncher ? { launcher: launcher.launcherId } : {};
+    const withLauncher = (names: string[]) => (perLauncher ? ['launcher', ...names] : names);
     const counts = (fill: (c: GroupCounts, set: Set) => void): Fill => {
       return (set, input) => {
         for (const c of input.counts ?? []) fill(c, set);
       };
     };
+    /** each actor of each launcher; `set` adds the launcher's label where there is one */
     const actors = (fill: (view: ActorView, set: Set) => void): Fill => {
       return (set, input) => {
-        for (const view of input.stats.actors) fill(view, set);
+        for (const launcher of launchersOf(input)) {
+          const labels = by(launcher);
+          for (const view of launcher.actors) fill(view, (l, v) => set({ ...labels, ...l }, v));
+        }
       };
     };
 
@@ -111,7 +117,10 @@ export class MetricsExporter {
       ['group'],
       (set, input) => {
         const read = new Map((input.counts ?? []).map((c) => [c.group, !c.error]));
-        for (const view of input.stats.actors) set(group(view), read.get(view.group) ? 1 : 0);
+        const groups = perLauncher
+          ? Array.from({ length: this.#shape.groups ?? 0 }, (_, g) => g)
+          : launchersOf(input).flatMap((launcher) => launcher.actors.map((view) => view.group));
+        for (const g of groups) set(group({ group: g }), read.get(g) ? 1 : 0);
       },
     );
     for (const [counter, name, help] of ACTOR_COUNTERS) {
@@ -132,13 +141,13 @@ export class MetricsExporter {
           }
           set(group(view), view.stat[counter] - named);
         }),
-        byName ? ['group', 'name'] : ['group'],
+        withLauncher(byName ? ['group', 'name'] : ['group']),
       );
     }
     this.#gauge(
       'skyq_messages_in_flight',
       'Messages the actor holds right now: running, or leased ahead and waiting for their due time.',
-      ['group'],
+      withLauncher(['group']),
       actors((view, set) => {
         if (view.stat) set(group(view), view.stat.inFlight);
       }),
@@ -147,17 +156,18 @@ export class MetricsExporter {
       'skyq_actor_restarts_total',
       "Times the group's actor thread died and was started again.",
       actors((view, set) => set(group(view), view.restarts)),
+      withLauncher(['group']),
     );
     this.#gauge(
       'skyq_actor_up',
       "1 while the group's actor thread is running (0 while it restarts).",
-      ['group'],
+      withLauncher(['group']),
       actors((view, set) => set(group(view), view.status === 'ok' ? 1 : 0)),
     );
     this.#gauge(
       'skyq_actor_state',
       `The actor's state: 1 for the current one of ${ACTOR_STATES.join(', ')}.`,
-      ['group', 'state'],
+      withLauncher(['group', 'state']),
       actors((view, set) => {
         if (!view.stat) return;
         for (const state of ACTOR_STATES) {
@@ -166,37 +176,83 @@ export class MetricsExporter {
       }),
     );
     for (const [histogram, name, help] of HISTOGRAMS) {
-      const metric = new BucketHistogram(name, help, DURATION_BOUNDS_SECONDS, () =>
-        (this.#input?.stats.actors ?? []).flatMap((view) => {
-          if (!view.stat) return [];
-          const data = view.stat.histograms[histogram];
-          if (histogram !== 'handler') return [{ labels: group(view), data }];
-          // Handler durations per job name, as the done/failed counters are.
-          const names = view.stat.names;
-          return [
-            { labels: group(view), data: unnamedPart(data, names) },
-            ...names.map((n) => ({ labels: { ...group(view), name: n.name }, data: n.histogram })),
-          ];
-        }),
-      );
+      const metric = new BucketHistogram(name, help, DURATION_BOUNDS_SECONDS, () => {
+        const launchers = this.#input ? launchersOf(this.#input) : [];
+        if (perLauncher) {
+          // Published figures hold each launcher's totals' buckets, none per actor (and none
+          // from launchers before they were published: those are left out, not shown as 0).
+          return launchers.flatMap((launcher) => {
+            const data = launcher.totals.histograms[histogram];
+            const whole = data.count === 0 || data.buckets.length > 0;
+            return whole ? [{ labels: by(launcher), data }] : [];
+          });
+        }
+        return launchers
+          .flatMap((launcher) => launcher.actors)
+          .flatMap((view) => {
+            if (!view.stat) return [];
+            const data = view.stat.histograms[histogram];
+            if (histogram !== 'handler') return [{ labels: group(view), data }];
+            // Handler durations per job name, as the done/failed counters are.
+            const names = view.stat.names;
+            return [
+              { labels: group(view), data: unnamedPart(data, names) },
+              ...names.map((n) => ({
+                labels: { ...group(view), name: n.name },
+                data: n.histogram,
+              })),
+            ];
+          });
+      });
       this.registry.registerMetric(metric.asMetric());
     }
+    // The rate limits every launcher of the prefix shares (src/queue/ratelimit/): '*' is the
+    // whole queue's bucket, any other name a job name's.
+    const buckets = (fill: (b: BucketState, set: Set) => void): Fill => {
+      return (set, input) => {
+        for (const b of input.limits ?? []) fill(b, set);
+      };
+    };
+    this.#gauge(
+      'skyq_rate_limit_tokens',
+      "Tokens in the rate limit's bucket now ('*' = the whole queue): starts it allows at once.",
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, b.tokens)),
+    );
+    this.#gauge(
+      'skyq_rate_limit_per_second',
+      'The rate limit: starts allowed per second.',
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, (b.max * 1000) / b.perMs)),
+    );
+    this.#gauge(
+      'skyq_rate_limited',
+      '1 while the rate limit holds work back (a take got fewer tokens than it asked lately).',
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, b.limited ? 1 : 0)),
+    );
     // The intake's lists (src/runtime/intake/): what it moved, and what waits in each.
     this.#counter(
       'skyq_intake_items_total',
       'Items this launcher moved from the intake list into skyq (dead letters included).',
       (set, input) => {
-        for (const figure of input.stats.intake ?? []) set({ list: figure.list }, figure.items);
+        for (const launcher of launchersOf(input)) {
+          for (const figure of launcher.intake ?? []) {
+            set({ ...by(launcher), list: figure.list }, figure.items);
+          }
+        }
       },
-      ['list'],
+      withLauncher(['list']),
     );
     this.#gauge(
       'skyq_intake_list_length',
       'Items waiting in the intake list (absent while it cannot be read).',
-      ['list'],
+      withLauncher(['list']),
       (set, input) => {
-        for (const figure of input.stats.intake ?? []) {
-          if (figure.length !== null) set({ list: figure.list }, figure.length);
+        for (const launcher of launchersOf(input)) {
+          for (const figure of launcher.intake ?? []) {
+            if (figure.length !== null) set({ ...by(launcher), list: figure.list }, figure.length);
+          }
         }
       },
     );
@@ -221,14 +277,19 @@ export class MetricsExporter {
     this.#gauge(
       'skyq_launcher_start_time_seconds',
       'When this launcher started, in seconds since the epoch.',
-      [],
-      (set, input) => set({}, input.stats.startedAt / 1000),
+      withLauncher([]),
+      (set, input) => {
+        for (const launcher of launchersOf(input)) set(by(launcher), launcher.startedAt / 1000);
+      },
     );
     this.#gauge(
       'skyq_launcher_info',
       'Always 1; its labels name the launcher and its host.',
       ['launcher', 'host'],
-      (set, input) => set({ launcher: input.stats.launcherId, host: input.stats.host }, 1),
+      (set, input) => {
+        for (const { launcherId, host } of launchersOf(input))
+          set({ launcher: launcherId, host }, 1);
+      },
     );
   }
 

@@ -1,9 +1,12 @@
 -- cancel.lua: remove a message that has not started.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] id
+-- ARGV[2] events flag ('1' on: events.lua)
 -- Returns 1 when it was delayed or ready and is gone now; 0 when it was not
 -- found, is being handled (active) or is a dead letter (see dead-purge.lua).
-local id = ARGV[1]
+argCount(2)
+argEvents(2)
+local id = ARGV[1] -- any bytes: a raw member's id is the member
 if redis.call('ZREM', delayedKey, id) == 0 then
   local due = redis.call('HGET', dueKey, id)
   -- Active leases carry a token after a '/': those are being handled.
@@ -13,6 +16,10 @@ if redis.call('ZREM', delayedKey, id) == 0 then
   if redis.call('ZREM', readyKey, readyMember(tonumber(due), id)) == 0 then
     return 0
   end
+end
+setEvents(ARGV[2])
+if eventsOn then
+  publish('cancelled', { id }, { nameOf(redis.call('HGET', msgKey, id)) }, '')
 end
 forget({ id })
 return 1

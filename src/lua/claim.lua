@@ -16,16 +16,30 @@
 --   (its reply was lost: ioredis resends unanswered commands, and a client
 --   retries a failed poll under the same id) answers with what it leased.
 -- ARGV[9] claim ids whose replies the client got, comma-separated ('' none)
--- ARGV[10..] acks: the retention, then the leases acked and their results
---   (history.lua ackLeased)
+-- ARGV[10..] acks: the retention, the events flag (also for this claim's own
+--   started, stale and dead events: events.lua), then the leases acked, their
+--   results and names (history.lua ackLeased)
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
 --   then id, record, failedAttempts, dueMs for each leased message }
 -- nextDueMs: now when due messages are left; else the next due time or lease
 -- expiry; -1 when nothing is pending or the group is paused.
-local unit, max, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local limit, rawHeader = tonumber(ARGV[4]), ARGV[5]
-local lookahead, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
-local claimId = ARGV[8]
+argCount(12, -1)
+local unit, max = argUnit(1), argInt(2, 'most messages to lease', 1, 10000)
+local leaseMs = argInt(3, 'lease length in ms', 0)
+local limit = argInt(4, 'most messages promoted or recovered', 1, 100000)
+local rawHeader = ARGV[5]
+if not string.match(rawHeader, '^[0-9a-z]*|%-?%d+|%d+|[fe]%d+%-?%d*|$') then
+  refuse(5, "raw members' record header must be '|<priority>|<attempts>|<backoff>|'")
+end
+local lookahead = argInt(6, 'lookahead in ms', 0, 3600000)
+local budget = argInt(7, 'byte budget', 1, 1024 * 1024 * 1024)
+local claimId = argText(8, 'claim id')
+local receivedIds = ARGV[9]
+if receivedIds ~= '' and (string.find(receivedIds, ',,', 1, true) or string.match(receivedIds, '^,')
+    or string.match(receivedIds, ',$')) then
+  refuse(9, "received claim ids must be comma-separated ids or ''")
+end
+argAcks(10)
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
 sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)
@@ -134,6 +148,7 @@ if #expired > 0 then
   bulk('HSET', attKey, attPairs)
   bulk('HSET', errKey, errPairs)
   requeue(expired, dueList, unit)
+  publish('stale', expired, nil, 'lease expired')
 end
 
 -- 2. What to lease. Plain: the first max of the delayed set due by the lookahead
@@ -150,7 +165,13 @@ local function dueMembers(horizon, count)
     ids[#ids + 1] = due[i]
     -- In ms a whole positive score is the due time as Redis wrote it: no number to format back.
     local score = due[i + 1]
-    dues[#dues + 1] = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
+    local dueMs = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
+    -- A score of 0 or below (`ZADD task_group:8 -5 x`) says "at once", not a time in 1970:
+    -- the member is due from the claim that first sees it, so its lateness counts from then.
+    if tonumber(dueMs) <= 0 then
+      dueMs = now
+    end
+    dues[#dues + 1] = dueMs
   end
   return ids, dues
 end
@@ -248,7 +269,7 @@ if taken > 0 then
   end
   token = redis.call('INCR', tokKey) .. '.' .. redis.call('TIME')[2]
   local expiry = now + leaseMs
-  local active, leases, raws, dead, reasons = {}, {}, {}, {}, {}
+  local active, leases, raws, dead, reasons, deadNames = {}, {}, {}, {}, {}, {}
   for i = 1, taken do
     local id, rec, att = takenIds[i], recs[i], tonumber(atts[i]) or 0
     if not rec then
@@ -263,6 +284,7 @@ if taken > 0 then
       dead[#dead + 1] = id
       reasons[#reasons + 1] = id
       reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
+      deadNames[#deadNames + 1] = nameOf(rec)
     else
       active[#active + 1] = expiry
       active[#active + 1] = id
@@ -290,7 +312,15 @@ if taken > 0 then
     bulk('ZADD', deadKey, dead)
     bulk('HSET', reasonKey, reasons)
     bulk('HDEL', dueKey, deadIds)
-    announce(deadIds, 'dead')
+    publish('dead', deadIds, eventsOn and deadNames or nil, 'lease expired on the last attempt')
+  end
+  if eventsOn and #leased > 0 then
+    local ids, names = {}, {}
+    for i = 1, #leased, 4 do
+      ids[#ids + 1] = leased[i]
+      names[#names + 1] = nameOf(leased[i + 1])
+    end
+    publish('started', ids, names, '')
   end
 end
 

@@ -15,8 +15,19 @@
 -- Returns { id, diedAtMs, record, reason, lastError, failedAttempts,
 --   recordBytes, ... }
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
-local count = math.min(tonumber(ARGV[1]), ENTRIES)
-local budget, previewBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+argCount(5, 7)
+local count = math.min(argInt(1, 'count', 1), ENTRIES)
+local budget = argInt(2, 'byte budget', 1, 1024 * 1024 * 1024)
+local previewBytes = argInt(3, 'preview bytes', 0)
+if argOneOf(4, 'where the page starts', { 'rank', 'after' }) == 'rank' then
+  argCount(5)
+  argInt(5, 'rank', 0)
+else
+  argCount(7)
+  argNumber(5, 'time of death in ms')
+  argOneOf(6, "this group's side of the cursor", { '<', '=', '>' })
+  argText(7, "the cursor's id")
+end
 local TAGS_MAX = 512 -- a record's tags (a name, a schedule) are ~400 bytes at most
 
 local function startRank()

@@ -3,6 +3,7 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] '*' for the oldest ARGV[2] dead letters, or 'ids' with ARGV[2..] ids
 -- Returns how many went back ('*'), or the ids that did ('ids': the caller names the others).
+argDeadSelection()
 local ids = selectDead()
 if #ids == 0 then
   return deadReply(ids)

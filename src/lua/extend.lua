@@ -3,6 +3,9 @@
 -- ARGV[1] new lease length in ms from now
 -- ARGV[2..] token, count, ids..., token, count, ids...
 -- Returns { renewed, stale ids... } (a stale lease is not renewed).
+argCount(4, -1)
+argInt(1, 'lease length in ms', 0)
+argLeases(2, #ARGV)
 local held, stale = leasedBy(2, false)
 if #held > 0 then
   local expiry = nowMs() + tonumber(ARGV[1])

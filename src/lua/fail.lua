@@ -7,8 +7,15 @@
 -- ARGV[5] 'retry' or 'dead'
 -- ARGV[6] reason when dead at once ('' = the default)
 -- ARGV[7] default backoff cap in ms (records may carry their own)
+-- ARGV[8] events flag ('1' on: events.lua)
 -- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
-local unit, id = tonumber(ARGV[1]), ARGV[3]
+argCount(8)
+local unit, id = argUnit(1), ARGV[3] -- any bytes: a raw member's id is the member
+argText(2, 'lease token')
+argOneOf(5, 'mode', { 'retry', 'dead' })
+argInt(7, 'default backoff cap in ms', 0)
+argOneOf(8, 'events flag', { '1', '' })
+setEvents(ARGV[8])
 local lease = redis.call('HGET', dueKey, id)
 local suffix = '/' .. ARGV[2]
 if not lease or not string.find(lease, suffix, #lease - #suffix + 1, true) then
@@ -32,7 +39,7 @@ if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
   end
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
-  announce({ id }, 'dead')
+  publish('dead', { id }, { nameOf(rec) }, reason)
   return 'dead'
 end
 local backoff = tonumber(delay)
@@ -43,4 +50,5 @@ backoff = math.min(backoff, tonumber(cap) or tonumber(ARGV[7]))
 local dueMs = now + backoff
 redis.call('ZADD', delayedKey, dueMs / unit, id)
 wakeIfEarlier(dueMs)
+publish('failed', { id }, { nameOf(rec) }, string.format('%d', dueMs) .. '|' .. attempts .. '|' .. ARGV[4])
 return 'retry'

@@ -6,6 +6,8 @@
 -- ARGV[1] the format this client writes (an integer)
 -- Returns the format stored before this call (0 when there was none), or an error
 -- when the key holds something other than a format number.
+argCount(1)
+argInt(1, 'format', 1, 1000000)
 local stored = redis.call('GET', KEYS[1])
 local before = 0
 if stored then

@@ -12,22 +12,6 @@
 -- entry but keeps its record, which belongs to the new message.
 
 local TRIM_SLACK = 10
--- Entries the fin stream keeps (about: MAXLEN ~): each is one call's finished jobs.
-local FINISHED_ENTRIES = 1000
-
--- Tell waiters (queue.waitFor) these jobs ended: one stream entry per call,
--- id → state, so a reader that was away resumes from the last entry it saw.
-local function announce(ids, state)
-  local fields = {}
-  for i = 1, #ids do
-    fields[#fields + 1] = ids[i]
-    fields[#fields + 1] = state
-  end
-  for i = 1, #fields, CHUNK do
-    redis.call('XADD', finKey, 'MAXLEN', '~', FINISHED_ENTRIES, '*',
-      unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
-  end
-end
 local NOTHING_KEPT = { count = 0, ageMs = 0 }
 
 -- Retention from an argument: "<count>:<age ms>", or '' when nothing is kept.
@@ -87,17 +71,27 @@ local function trimHistory(retention, now, budget)
 end
 
 -- Ack: finish the messages whose lease the caller still holds. ARGV[first] is
--- the retention ('' keeps nothing), ARGV[first + 1] how many lease arguments
--- follow (token, count, ids...), then, when kept, one result per id named:
--- "<duration ms>|<kind><result>".
+-- the retention ('' keeps nothing), ARGV[first + 1] the events flag (events.lua),
+-- ARGV[first + 2] how many lease arguments follow (token, count, ids...), then,
+-- when kept, one result per id named: "<duration ms>|<kind><result>", then, with
+-- events on, one name per id named ('' none): ack reads no record to learn them.
 local function ackLeased(first)
   local retention = retentionOf(ARGV[first])
-  local leaseEnd = first + 1 + tonumber(ARGV[first + 1])
-  local held, stale, dues, positions = leasedBy(first + 2, retention ~= nil, leaseEnd)
+  setEvents(ARGV[first + 1])
+  local leaseEnd = first + 2 + tonumber(ARGV[first + 2])
+  local held, stale, dues, positions = leasedBy(first + 3, retention ~= nil, leaseEnd)
   local now = nowMs()
   if #held > 0 then
     bulk('ZREM', activeKey, held)
-    announce(held, 'done')
+    local names = nil
+    if eventsOn then
+      local namesAt = leaseEnd + (retention and (#held + #stale) or 0)
+      names = {}
+      for i = 1, #held do
+        names[i] = ARGV[namesAt + positions[i]] or ''
+      end
+    end
+    publish('done', held, names, '')
   end
   if not retention then
     if #held > 0 then

@@ -7,6 +7,7 @@
 -- KEYS[1] the old holding list, KEYS[2] its counter
 -- KEYS[3] the adopter's new holding list (same slot, not existing), KEYS[4] its counter
 -- Returns how many items were adopted, or -1 when the old list is gone.
+argCount(0)
 local DAY_MS = 86400000
 if redis.call('EXISTS', KEYS[1]) == 0 then
   -- Nothing held. The counter stays a day (a stopped owner resuming keeps counting), then goes.

@@ -7,6 +7,12 @@
 -- ARGV[2] ms without a beat after which a launcher counts as dead
 -- ARGV[3..] pairs of holding list name, entry, to register for this launcher
 -- Returns the dead launchers' entries: holding list name, entry, … (at most 100 pairs).
+argCount(2, -1)
+argText(1, 'launcher id')
+argInt(2, 'ms without a beat', 1)
+if #ARGV % 2 ~= 0 then
+  refuse(#ARGV, 'holding lists must come in pairs of name and entry')
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', KEYS[1], now, ARGV[1])

@@ -7,6 +7,9 @@
 -- ARGV[2] the counter's value the caller read with them
 -- Returns 1, or 0 when the counter moved: another launcher adopted the list
 -- (intake-adopt.lua) and re-adds those items under the same ids; nothing changes.
+argCount(2)
+argInt(1, 'how many items went in', 0, 1000000)
+argInt(2, "the counter's value", 0)
 local taken = tonumber(redis.call('GET', KEYS[2]) or '0')
 if taken ~= tonumber(ARGV[2]) then
   return 0

@@ -7,6 +7,9 @@
 -- ARGV[1] id; ARGV[2] record (or stub); ARGV[3] reason
 -- ARGV[4] the record's bytes; ARGV[5] the body key's nonce when spilled, else ''
 -- Returns 1, or 0 when the id is there already (the same item, after a crash).
+argCount(5)
+argText(1, 'id')
+argInt(4, "the record's bytes", 0)
 local id, nonce = ARGV[1], ARGV[5]
 if isTaken(id) then
   if nonce ~= '' then

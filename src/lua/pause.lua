@@ -3,7 +3,8 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] 'on' to pause, 'off' to resume
 -- Returns 1 when the state changed, 0 when it already was so.
-if ARGV[1] == 'on' then
+argCount(1)
+if argOneOf(1, 'state', { 'on', 'off' }) == 'on' then
   if not redis.call('SET', pausedKey, '1', 'NX') then
     return 0
   end

@@ -8,7 +8,14 @@
 -- ARGV[3..2+n] for each message named below, in order: how long to hold it, ms from now
 -- ARGV[3+n..] token, count, ids..., token, count, ids... (the leases)
 -- Returns how many the caller still held and handed back.
-local unit, n = tonumber(ARGV[1]), tonumber(ARGV[2])
+argCount(5, -1)
+local unit, n = argUnit(1), argInt(2, 'how many hold times follow', 1, #ARGV - 4)
+for i = 3, 2 + n do
+  argInt(i, 'a hold time in ms', 0)
+end
+if argLeases(3 + n, #ARGV) ~= n then
+  refuse(2, 'how many hold times follow must be the number of leased ids named')
+end
 local held, _, dues, positions = leasedBy(3 + n, true)
 if #held == 0 then
   return 0

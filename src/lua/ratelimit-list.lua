@@ -6,6 +6,9 @@
 -- ARGV[2] most buckets returned
 -- Returns 6 for each bucket: name, max, per ms, cap, tokens in thousandths, ms since the
 -- last take that got less than it asked (-1: never)
+argCount(2)
+argText(1, "the buckets' key prefix")
+argInt(2, 'most buckets returned', 1, 100000)
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local names = redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf', 'LIMIT', 0, tonumber(ARGV[2]))

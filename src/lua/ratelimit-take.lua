@@ -11,8 +11,26 @@
 -- KEYS[1] the index: zset bucket name → when its bucket expires (ms)
 -- KEYS[2..] the buckets, in the order of the ARGV groups
 -- ARGV: 6 for each bucket: name, max, per ms, cap, want, refund
--- Returns 3 for each bucket: granted, wait ms (until `need` tokens are there: the
--- wanted count up to cap; 0 when granted), tokens left in thousandths
+-- Returns 3 for each bucket: granted, wait ms (until the tokens still wanted are there,
+-- up to 3/4 of cap; 0 when granted), tokens left in thousandths
+if #KEYS < 2 or #ARGV ~= (#KEYS - 1) * 6 then
+  error({ err = 'ERR skyq: wrong number of arguments: 6 for each of the ' .. (#KEYS - 1)
+    .. ' buckets, got ' .. #ARGV })
+end
+for a = 0, #ARGV - 1, 6 do
+  argText(a + 1, 'bucket name')
+  for k, what in ipairs({ 'max', 'per ms', 'cap' }) do
+    local n = argNumber(a + 1 + k, what)
+    if n <= 0 or n > ARG_MAX then
+      refuse(a + 1 + k, what .. ' must be above 0 and at most ' .. string.format('%d', ARG_MAX))
+    end
+  end
+  argInt(a + 5, 'tokens wanted', 0)
+  local refund = argNumber(a + 6, 'tokens handed back')
+  if refund < 0 or refund > ARG_MAX then
+    refuse(a + 6, 'tokens handed back must be from 0 to ' .. string.format('%d', ARG_MAX))
+  end
+end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local out = {}
@@ -36,7 +54,8 @@ for i = 2, #KEYS do
   local held = state[3]
   if granted < want then
     held = now
-    local need = math.min(want - granted, cap)
+    -- Ask again before the bucket is full: tokens that come while it is full are lost.
+    local need = math.min(want - granted, math.max(1, math.floor(cap * 3 / 4)))
     wait = math.max(1, math.ceil((need - tokens) / rate))
   end
   local ttl = math.max(60000, 2 * per)

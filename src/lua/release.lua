@@ -8,7 +8,10 @@
 --   not stop: whether it was the last is decided at its next lease), '' not to
 -- ARGV[3..] token, count, ids..., token, count, ids...
 -- Returns how many the caller still held and handed back.
-local unit = tonumber(ARGV[1])
+argCount(5, -1)
+local unit = argUnit(1)
+argOneOf(2, 'whether to count an attempt', { '1', '' })
+argLeases(3, #ARGV)
 local held, _, dues = leasedBy(3, true)
 if #held == 0 then
   return 0

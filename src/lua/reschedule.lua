@@ -3,9 +3,15 @@
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] id
 -- ARGV[3] when: 'd<delayMs>' or 'a<epochMs>'
+-- ARGV[4] events flag ('1' on: events.lua)
 -- Returns 1 when moved; 0 when not found, active or dead.
-local unit = tonumber(ARGV[1])
-local id = ARGV[2]
+argCount(4)
+argEvents(4)
+local unit = argUnit(1)
+local id = ARGV[2] -- any bytes: a raw member's id is the member
+if not string.match(ARGV[3], '^[da]%d+$') or tonumber(string.sub(ARGV[3], 2)) > ARG_MAX then
+  refuse(3, "when must be 'd<delay ms>' or 'a<epoch ms>'")
+end
 if redis.call('ZSCORE', delayedKey, id) == false then
   local due = redis.call('HGET', dueKey, id)
   if not due or string.find(due, '/', 1, true) then
@@ -22,4 +28,8 @@ if string.sub(ARGV[3], 1, 1) == 'd' then
 end
 redis.call('ZADD', delayedKey, dueMs / unit, id)
 wakeIfEarlier(dueMs)
+setEvents(ARGV[4])
+if eventsOn then
+  publish('rescheduled', { id }, { nameOf(redis.call('HGET', msgKey, id)) }, string.format('%d', dueMs))
+end
 return 1

@@ -9,7 +9,11 @@
 -- ARGV[5] next occurrence's grid ms ('' = none: the schedule ends)
 -- ARGV[6] the occurrences' priority
 -- Returns { 'advanced' | 'stale' | 'gone', state JSON or '' }
-local unit, id, at = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+argCount(6)
+local unit, id, at = argUnit(1), argText(2, 'schedule id'), argInt(3, "the occurrence's grid ms", 0)
+argText(4, 'digest')
+argOptionalInt(5, "next occurrence's grid ms", 0)
+argInt(6, "the occurrences' priority", 0, 1000000)
 local stateField = 's:' .. id
 local text = redis.call('HGET', schedulesKey, stateField)
 if not text then

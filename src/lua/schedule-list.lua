@@ -3,6 +3,7 @@
 -- KEYS: the group's keys (lib.lua), the schedules hash (schedule-lib.lua)
 -- ARGV[1] a schedule id, or '' for all
 -- Returns the state JSONs.
+argCount(1)
 if ARGV[1] ~= '' then
   local text = redis.call('HGET', schedulesKey, 's:' .. ARGV[1])
   return text and { text } or {}

@@ -3,7 +3,8 @@
 -- KEYS: the group's keys (lib.lua), the schedules hash (schedule-lib.lua)
 -- ARGV[1] schedule id
 -- Returns 1 when the schedule was there.
-local id = ARGV[1]
+argCount(1)
+local id = argText(1, 'schedule id')
 local text = redis.call('HGET', schedulesKey, 's:' .. id)
 if not text then
   return 0

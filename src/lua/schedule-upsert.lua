@@ -10,7 +10,14 @@
 -- ARGV[7] next occurrence's grid ms under the new spec ('' = none)
 -- ARGV[8] the occurrences' priority
 -- Returns the state now, JSON.
-local unit, id = tonumber(ARGV[1]), ARGV[2]
+argCount(8)
+local unit, id = argUnit(1), argText(2, 'schedule id')
+argText(3, 'digest')
+if not string.match(ARGV[4], '^{') or not pcall(cjson.decode, ARGV[4]) then
+  refuse(4, 'the new state must be a JSON object')
+end
+argOptionalInt(7, "next occurrence's grid ms", 0)
+argInt(8, "the occurrences' priority", 0, 1000000)
 local stateField = 's:' .. id
 local oldText = redis.call('HGET', schedulesKey, stateField)
 local old = oldText and cjson.decode(oldText) or nil

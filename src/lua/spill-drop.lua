@@ -4,5 +4,9 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1..] nonces
 -- Returns the number of nonces given.
+argCount(1, -1)
+for i = 1, #ARGV do
+  argText(i, 'nonce')
+end
 dropSpills(argvFrom(1))
 return #ARGV

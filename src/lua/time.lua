@@ -4,4 +4,5 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV: none
 -- Returns TIME's { seconds, microseconds }
+argCount(0)
 return redis.call('TIME')

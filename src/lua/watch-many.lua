@@ -11,7 +11,11 @@
 -- ARGV[3..] the groups (their key names are made here: see src/base/keys.ts)
 -- Returns for each group: next event in ms (the earlier of the delayed set's
 -- head and the first lease to expire, >= 0; -1 when neither), ready count, paused
-local unit, prefix = tonumber(ARGV[1]), ARGV[2]
+argCount(3, -1)
+local unit, prefix = argUnit(1), argText(2, 'key prefix')
+for i = 3, #ARGV do
+  argInt(i, 'group', 0, 1000000)
+end
 local out = {}
 for i = 3, #ARGV do
   local base = prefix .. ':' .. ARGV[i]

@@ -4,10 +4,12 @@
 // independent: when some fail, the caller learns exactly which items went in.
 
 import { AddBulkError, errors, SkyqError } from '../base/errors.js';
+import { keyOf } from '../base/keys.js';
+import type { RedisClient } from '../redis/connection.js';
 import type { PreparedMessage } from './add-options.js';
 import type { QueueConfig } from './config.js';
-import type { IdBlocks } from './id-blocks.js';
-import { nextAttempt, type SpillAttempt } from './spill.js';
+import { IdBlocks } from './id-blocks.js';
+import { nextAttempt, type SpillAttempt, storeSpills } from './spill.js';
 
 /** Most messages per add.lua call: big enough to amortise a call, small enough to stay short. */
 const CHUNK_MESSAGES = 1000;
@@ -26,6 +28,28 @@ export interface AddContext {
   dropSpills(group: number, nonces: string[]): Promise<unknown>;
   /** the error a reader should see (reserving ids and reading the clock are plain commands) */
   explain(error: unknown): unknown;
+}
+
+/** A Queue's AddContext: ids reserved from each group's seq key, spills written beside it. */
+export function addContextOf(
+  client: RedisClient,
+  config: QueueConfig,
+  parts: Pick<AddContext, 'now' | 'explain'> & {
+    run(name: 'add' | 'spill-drop', group: number, args: (string | Buffer)[]): Promise<unknown>;
+  },
+): AddContext {
+  const { prefix, groups } = config;
+  const seqKeys = Array.from({ length: groups }, (_, g) => keyOf(prefix, g, 'seq'));
+  return {
+    config,
+    idBlocks: new IdBlocks(client, seqKeys),
+    now: parts.now,
+    run: (group, args) => parts.run('add', group, args),
+    spill: (group, spills, now) =>
+      storeSpills(client, prefix, group, keyOf(prefix, group, 'spills'), spills, now),
+    dropSpills: (group, nonces) => parts.run('spill-drop', group, nonces),
+    explain: parts.explain,
+  };
 }
 
 /**
@@ -194,6 +218,14 @@ async function runChunk(
   const unit = context.config.unitMs;
   const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
   args.push(`${sections.c.length}`, `${sections.r.length}`, `${attempts.size}`);
+  args.push(context.config.events ? '1' : '');
+  const windows: string[] = [];
+  for (const index of order) {
+    const message = prepared[index] as PreparedMessage;
+    if (message.dedupeMs > 0) windows.push(message.callerId, String(message.dedupeMs));
+  }
+  args.push(String(windows.length / 2));
+  const HEAD = args.length;
   const priorities: string[] = [];
   const spilled: string[] = [];
   let earliest = Number.POSITIVE_INFINITY;
@@ -210,9 +242,10 @@ async function runChunk(
     args.push(ids[index] as string, score, attempt ? attempt.stub : message.record);
     if (message.priority !== 0) priorities.push(ids[index] as string, String(message.priority));
     const bytes = String(message.spill?.bytes);
-    if (attempt) spilled.push(String(args.length / 3 - 2), bytes, attempt.nonce);
+    if (attempt) spilled.push(String((args.length - HEAD) / 3), bytes, attempt.nonce);
   }
   for (const value of spilled) args.push(value);
+  for (const value of windows) args.push(value);
   for (const value of priorities) args.push(value);
   if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(earliest);
   const reply = (await context.run(group, args)) as number[] | (string | number)[];

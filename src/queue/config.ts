@@ -40,6 +40,11 @@ export interface QueueOptions extends ConnectionOptions {
   resultMaxBytes?: number;
   /** warn (once per server) when Redis's maxmemory-policy can delete messages (default true) */
   warnEviction?: boolean;
+  /**
+   * publish every state change to the group's event stream, for queue.events() (default
+   * false). done and dead are published either way: waitFor() needs them.
+   */
+  events?: boolean;
 }
 
 export interface QueueConfig {
@@ -54,6 +59,7 @@ export interface QueueConfig {
   keepDone: Retention | null;
   resultMaxBytes: number;
   warnEviction: boolean;
+  events: boolean;
 }
 
 export function queueConfig(options: unknown): QueueConfig {
@@ -68,6 +74,7 @@ export function queueConfig(options: unknown): QueueConfig {
     keepDone,
     resultMaxBytes = DEFAULT_RESULT_MAX_BYTES,
     warnEviction = true,
+    events = false,
     ...rest
   } = checkObject('options', options);
   rejectUnknown('', withoutConnectionOptions(rest));
@@ -92,5 +99,6 @@ export function queueConfig(options: unknown): QueueConfig {
     keepDone: checkKeepDone(keepDone),
     resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
     warnEviction: checkBoolean('warnEviction', warnEviction),
+    events: checkBoolean('events', events),
   };
 }

@@ -119,9 +119,12 @@ export class Leases {
   }
 
   #ackArgs(messages: readonly Message[]): (string | Buffer)[] {
-    const { keepDone, resultMaxBytes } = this.#config;
-    return ackArgs(messages, retentionArg(keepDone), (message) =>
-      encodeResult(message.result, message.durationMs ?? 0, resultMaxBytes),
+    const { keepDone, resultMaxBytes, events } = this.#config;
+    return ackArgs(
+      messages,
+      retentionArg(keepDone),
+      (message) => encodeResult(message.result, message.durationMs ?? 0, resultMaxBytes),
+      events,
     );
   }
 
@@ -131,7 +134,17 @@ export class Leases {
     this.#ofGroup(group, [message]);
     const cap = this.#config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS;
     const reason = mode === 'dead' ? text : '';
-    const args = [this.#config.unitMs, message.token, messageKey(message), text, mode, reason, cap];
+    const events = this.#config.events ? '1' : '';
+    const args = [
+      this.#config.unitMs,
+      message.token,
+      messageKey(message),
+      text,
+      mode,
+      reason,
+      cap,
+      events,
+    ];
     return this.#run('fail', group, args) as Promise<Outcome>;
   }
 

@@ -132,16 +132,19 @@ export function ackArgs(
   messages: readonly Message[],
   retention: string,
   result: (message: Message) => string | Buffer,
+  events = false,
 ): (string | Buffer)[] {
   const groups = byToken(messages);
   const leases: (string | Buffer)[] = [];
   const results: (string | Buffer)[] = [];
+  const names: string[] = [];
   for (const [token, list] of groups) {
     leases.push(token, String(list.length));
     for (const message of list) {
       leases.push(keyOf(message));
       if (retention !== '') results.push(result(message));
+      if (events) names.push(message.name ?? '');
     }
   }
-  return [retention, String(leases.length), ...leases, ...results];
+  return [retention, events ? '1' : '', String(leases.length), ...leases, ...results, ...names];
 }

@@ -3,20 +3,34 @@
 // built on. Each state change is one Lua script call on one group's hash slot.
 
 import { errors } from '../base/errors.js';
-import { homeGroup, keyOf } from '../base/keys.js';
+import { homeGroup } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import type { MultiGroupScriptName, ScriptName } from '../redis/scripts.js';
-import { type AddContext, addPrepared, singleAddError, spreadOverGroups } from './add-bulk.js';
+import {
+  type AddContext,
+  addContextOf,
+  addPrepared,
+  singleAddError,
+  spreadOverGroups,
+} from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
+import {
+  Browser,
+  type ListOptions,
+  type ListPage,
+  type ListState,
+  type StateCounts,
+} from './browse/list.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { type GroupCounts, groupCounts } from './counts.js';
-import { DeadLetters } from './dead-letters.js';
+import { DeadLetters, type ReadSpillStart } from './dead-letters.js';
+import type { QueueEvent } from './events/event.js';
+import { type EventsOptions, readEvents } from './events/reader.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
 import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
 import { Waiters } from './history/waiters.js';
-import { IdBlocks } from './id-blocks.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
@@ -24,7 +38,7 @@ import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options
 import { RateLimits } from './ratelimit/buckets.js';
 import { type Body, headerOf, textOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
-import { storeSpills, type Unspill, unspill, unspillStart } from './spill.js';
+import { type Unspill, unspill, unspillStart } from './spill.js';
 
 export type { GroupCounts } from './counts.js';
 export type { PollOptions } from './leases.js';
@@ -38,6 +52,7 @@ export class Queue {
   /** the shared rate-limit buckets (the runtime's rateLimit option takes from them) */
   readonly rateLimits: RateLimits;
   readonly #scripts: GroupScripts;
+  readonly #browser: Browser;
   readonly #ownsClient: boolean;
   readonly #rawHeader: string;
   /** Redis's clock as seen from here: one per server (on a cluster, per group's master). */
@@ -46,8 +61,12 @@ export class Queue {
   readonly #leases: Leases;
   readonly #unspill: Unspill = (group, records, at, step) =>
     unspill(this.client, this.config.prefix, group, records, at, step);
+  readonly #readStart: ReadSpillStart = (group, records, at, step, bytes) =>
+    unspillStart(this.client, this.config.prefix, group, records, at, step, bytes);
   #roundRobin: number;
   #waiters: Waiters | undefined;
+  /** ends every events() reader when the queue closes */
+  readonly #closing = new AbortController();
 
   constructor(options: QueueOptions = {}) {
     this.config = queueConfig(options);
@@ -61,8 +80,12 @@ export class Queue {
       this.config,
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
-      (group, records, at, step, bytes) =>
-        unspillStart(this.client, this.config.prefix, group, records, at, step, bytes),
+      this.#readStart,
+    );
+    this.#browser = new Browser(
+      this.config,
+      (name, group, args) => this.#runBuffer(name, group, args) as Promise<(Buffer | null)[]>,
+      this.#readStart,
     );
     this.schedules = new Schedules({
       config: this.config,
@@ -84,24 +107,11 @@ export class Queue {
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
-    const seqKeys = this.#scripts.keys.map((_, g) => keyOf(this.config.prefix, g, 'seq'));
-    this.#adder = {
-      config: this.config,
-      idBlocks: new IdBlocks(this.client, seqKeys),
+    this.#adder = addContextOf(this.client, this.config, {
       now: (group) => this.clock(group).now(),
-      run: (group, args) => this.run('add', group, args),
-      spill: (group, spills, now) =>
-        storeSpills(
-          this.client,
-          this.config.prefix,
-          group,
-          keyOf(this.config.prefix, group, 'spills'),
-          spills,
-          now,
-        ),
-      dropSpills: (group, nonces) => this.run('spill-drop', group, nonces),
+      run: (name, group, args) => this.run(name, group, args),
       explain: (error) => this.#scripts.explain(error),
-    };
+    });
   }
 
   /**
@@ -164,7 +174,7 @@ export class Queue {
   /** Removes a delayed or ready message; false when unknown, running or dead. */
   async cancel(id: string | Buffer, options?: { group?: number }): Promise<boolean> {
     return this.#onFirstGroup(id, options, (group, key) =>
-      this.run('cancel', group, [key]).then(Boolean),
+      this.run('cancel', group, [key, this.config.events ? '1' : '']).then(Boolean),
     );
   }
 
@@ -179,7 +189,12 @@ export class Queue {
       throw errors.invalidOption('delay', 'give delay or runAt');
     const when = dueArgument(delay, runAt);
     return this.#onFirstGroup(id, { group }, (g, key) =>
-      this.run('reschedule', g, [this.config.unitMs, key, when]).then(Boolean),
+      this.run('reschedule', g, [
+        this.config.unitMs,
+        key,
+        when,
+        this.config.events ? '1' : '',
+      ]).then(Boolean),
     );
   }
 
@@ -198,6 +213,23 @@ export class Queue {
   }
 
   /**
+   * When the dedupe window of a caller id ends (epoch ms, Redis clock), or null when none is
+   * open; also for an id whose message is gone (done and no longer kept).
+   */
+  async dedupeUntil(id: string, options?: { group?: number }): Promise<number | null> {
+    let until: number | null = null;
+    await this.#onFirstGroup(id, options, async (group, key) => {
+      const args = [this.config.unitMs, key, 0];
+      const reply = (await this.run('inspect', group, args)) as unknown[];
+      const window = reply[0] ? reply[9] : reply[1];
+      if (window === null || window === undefined) return false;
+      until = Number(window);
+      return true;
+    });
+    return until;
+  }
+
+  /**
    * Resolves when the job is done (with its result) or dead (with its error), whether that
    * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
    * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
@@ -209,6 +241,27 @@ export class Queue {
         endingOf(await this.get(job, { group })),
       ));
     return waitForJob((job, o) => this.get(job, o), waiters, id, options);
+  }
+
+  /**
+   * The groups' events (added, started, done, failed, dead, cancelled, rescheduled, stale) as
+   * an async iterable; all but done and dead are published only by queues and launchers with
+   * `events: true`. Each event's `cursor`, passed back as `from`, reads on after it.
+   */
+  events(options?: EventsOptions): AsyncIterable<QueueEvent> {
+    if (this.#scripts.closed) throw errors.closed('queue');
+    const { prefix, groups } = this.config;
+    return readEvents(this.client, prefix, groups, options, this.#closing.signal);
+  }
+
+  /** A page of the messages in one state, and the cursor of the next (see browse/list.ts). */
+  list(state: ListState, options?: ListOptions): Promise<ListPage> {
+    return this.#browser.list(state, options);
+  }
+
+  /** How many messages list() would find in each state, in one group or all. */
+  listCounts(group?: number): Promise<StateCounts> {
+    return this.#browser.counts(group);
   }
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */
@@ -294,6 +347,7 @@ export class Queue {
     if (this.#scripts.closed) return;
     this.#scripts.closed = true;
     this.#waiters?.close();
+    this.#closing.abort();
     if (this.#ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 

@@ -4,12 +4,18 @@
 // registry in `{<prefix>:intake}`. ioredis runs them by EVALSHA.
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from './connection.js';
+import { withArgChecks } from './scripts.js';
 
-const INTAKE_SCRIPTS = { commit: 2, adopt: 4, close: 2, alive: 2 } as const;
+export const INTAKE_SCRIPTS = { commit: 2, adopt: 4, close: 2, alive: 2 } as const;
 export type IntakeScriptName = keyof typeof INTAKE_SCRIPTS;
 
 const LUA_DIR = new URL('../lua/', import.meta.url);
 const commandName = (name: IntakeScriptName) => `skyq_intake_${name}`;
+
+/** The full text of an intake script as Redis runs it (args.lua in front). */
+export function intakeScriptSource(name: IntakeScriptName): string {
+  return withArgChecks(readFileSync(new URL(`intake-${name}.lua`, LUA_DIR), 'utf8'));
+}
 
 type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
@@ -22,7 +28,7 @@ export class IntakeScripts {
     const commands = client as unknown as Record<string, unknown>;
     for (const [name, numberOfKeys] of Object.entries(INTAKE_SCRIPTS)) {
       if (commands[commandName(name as IntakeScriptName)]) continue;
-      const lua = readFileSync(new URL(`intake-${name}.lua`, LUA_DIR), 'utf8');
+      const lua = intakeScriptSource(name as IntakeScriptName);
       client.defineCommand(commandName(name as IntakeScriptName), { numberOfKeys, lua });
     }
   }

@@ -1,7 +1,7 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
-// KEYS and ARGV. lib.lua and history.lua are put in front of each group script (they all take
-// one group's keys); the multi-group scripts stand alone and take their keys
-// as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
+// KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
+// events.lua, history.lua and dedupe.lua are put in front of each group script (they all take one group's keys); the
+// multi-group scripts have only args.lua and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
 // when the cache is empty).
 import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
@@ -21,6 +21,8 @@ export const SCRIPT_NAMES = [
   'inspect',
   'counts',
   'dead-list',
+  'list',
+  'list-counts',
   'dead-retry',
   'dead-purge',
   'pause',
@@ -57,17 +59,37 @@ let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
 function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
   if (!sources) {
     const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-    const lib = `${read('lib')}\n${read('history')}`;
+    const lib = `${read('args')}
+${read('lib')}
+${read('events')}
+${read('history')}
+${read('dedupe')}`;
     // The schedule scripts share helpers of their own too (schedule-lib.lua).
     const scheduleLib = read('schedule-lib');
     const prelude = (name: string) =>
       name.startsWith('schedule-') ? `${lib}\n${scheduleLib}` : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
       ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
-      ...MULTI_GROUP_SCRIPTS.map((name) => [name, read(name)] as const),
+      ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),
     ]);
   }
   return sources;
+}
+
+/**
+ * A stand-alone script with args.lua in front, after its flags line if it has one (a
+ * `#!lua` line must come first).
+ */
+export function withArgChecks(lua: string): string {
+  const args = readFileSync(new URL('args.lua', LUA_DIR), 'utf8');
+  if (!lua.startsWith('#!')) return `${args}\n${lua}`;
+  const lineEnd = lua.indexOf('\n');
+  return `${lua.slice(0, lineEnd + 1)}${args}\n${lua.slice(lineEnd + 1)}`;
+}
+
+/** The full text of a script as Redis runs it (args.lua and lib.lua included). */
+export function scriptSource(name: ScriptName | MultiGroupScriptName): string {
+  return loadSources().get(name) as string;
 }
 
 const commandName = (name: string) => `skyq_${name.replace('-', '_')}`;

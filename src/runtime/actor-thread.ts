@@ -11,6 +11,7 @@ import { defaultHandler, importHandler, type PoolApi, poolHandler } from './hand
 import { actorLogFile, fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
 import { StatBlock } from './stat-block.js';
+import { lowerThreadPriority } from './thread-priority.js';
 import { Waker } from './waker.js';
 
 export interface ActorThreadData {
@@ -20,6 +21,8 @@ export interface ActorThreadData {
   handler: string | null;
   logDir: string;
   logLevel: string;
+  /** nice steps this thread lowers its priority by (thread-priority.ts) */
+  nice: number;
   /** how many times this group's actor was restarted before */
   restarts: number;
   /** the group's figures, shared with the coordinator (kept across restarts) */
@@ -39,6 +42,10 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
   const { logger, flush } = fileLogger(actorLogFile(data.logDir, group), { group }, data.logLevel);
   let queue: Queue | undefined;
   try {
+    const priority = lowerThreadPriority(data.nice);
+    if (priority.note) {
+      logger.warn({ event: 'priority', note: priority.note }, 'actor thread priority left as is');
+    }
     if (data.restarts > 0)
       logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
     // One call at a time: auto-pipelining would only add a tick to each.

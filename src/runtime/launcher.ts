@@ -187,6 +187,7 @@ export class Launcher {
               handler: plan.handlerUrl,
               logDir: plan.logDir,
               logLevel: plan.logLevel,
+              nice: plan.actorNice,
               restarts,
               stats,
               coordinatorPort,

@@ -45,7 +45,7 @@ export class RateGate {
     const [taken] = await this.#buckets.take([{ name: ALL, rate: all, want, refund: 0 }]);
     if (!taken || taken.granted > 0) return { max: taken?.granted ?? want, waitMs: 0 };
     // Many actors wait on one bucket: a little jitter keeps them from asking all at once.
-    const waitMs = Math.min(MAX_WAIT_MS, taken.waitMs * (1 + Math.random() / 4));
+    const waitMs = Math.min(MAX_WAIT_MS, taken.waitMs * (1 + Math.random() / 10));
     return { max: 0, waitMs };
   }
 

@@ -10,6 +10,7 @@ import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
 import { DEFAULT_LOG_DIR } from './logger.js';
+import { DEFAULT_ACTOR_NICE } from './thread-priority.js';
 import type { WatchSettings } from './watcher.js';
 
 /** What the actor runtime takes; src/start.ts adds the HTTP server on top. */
@@ -26,6 +27,11 @@ export interface RuntimeOptions extends QueueOptions {
   timeoutMs?: number;
   /** lease messages due within this window and start them on a local timer (default 250 ms) */
   lookaheadMs?: number;
+  /**
+   * nice steps each actor thread lowers its own priority by, so that a producer in the same
+   * process keeps the cores it needs (Linux only; default 10; 0: the launcher's priority)
+   */
+  actorNice?: number;
   /** handler module path; default: log each message as consumed */
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
@@ -76,6 +82,8 @@ export interface StartPlan {
   queue: QueueOptions;
   groups: number[];
   actor: Omit<ActorSettings, 'group' | 'paused'>;
+  /** nice steps below the launcher's priority for each actor thread */
+  actorNice: number;
   handlerUrl: string | null;
   poolSize: number;
   logDir: string;
@@ -138,6 +146,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
           ),
       rateLimit,
     },
+    actorNice: checkInteger('actorNice', options.actorNice ?? DEFAULT_ACTOR_NICE, 0, 19),
     handlerUrl: url,
     poolSize,
     logDir: options.logDir ?? DEFAULT_LOG_DIR,
@@ -180,6 +189,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     backoff,
     keepDone,
     resultMaxBytes,
+    events,
   } = options;
   return Object.fromEntries(
     Object.entries({
@@ -195,6 +205,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       backoff,
       keepDone,
       resultMaxBytes,
+      events,
     }).filter(([, v]) => v !== undefined),
   );
 }

@@ -1,5 +1,6 @@
 // queue.waitFor(): many waiters, one reader per group. Scripts that end jobs add one entry to
-// the group's fin stream ({prefix:g}:fin, id → done | dead) per call; while anyone waits on a
+// the group's event stream ({prefix:g}:fin, lua/events.lua: done and dead events are written
+// whether events are on or not) per call; while anyone waits on a
 // group, one connection of its own blocks in XREAD on that stream and settles the waiters of
 // the ids it names. No waiter polls: a waiter costs a map entry and one timer.
 //
@@ -12,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
 import type { RedisClient } from '../../redis/connection.js';
+import { eventsOf } from '../events/event.js';
 
 export type Ending = 'done' | 'dead';
 
@@ -77,8 +79,10 @@ class GroupReader {
         for (const [, entries] of reply ?? []) {
           for (const [entryId, fields] of entries) {
             this.#cursor = entryId.toString('latin1');
-            for (let i = 0; i + 1 < fields.length; i += 2) {
-              this.#settle(String(fields[i]), String(fields[i + 1]) as Ending);
+            for (const event of eventsOf(this.#group, this.#cursor, fields)) {
+              if (event.type === 'done' || event.type === 'dead')
+                this.#settle(event.id, event.type);
+              else if (event.type === 'cancelled') this.#settle(event.id, 'gone');
             }
           }
         }

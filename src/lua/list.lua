@@ -1,0 +1,179 @@
+-- list.lua (read only): one group's part of a page of messages in one state,
+-- for queue.list (src/queue/browse/). Each state is read in its sorted set's
+-- own order (score, then member bytes), from a position: finding it costs
+-- O(log n) (O(log² n) when the cursor's member has left), whatever the depth.
+-- KEYS: the group's keys (lib.lua)
+-- ARGV[1] unit: ms per delayed-set score unit
+-- ARGV[2] state: delayed | ready | active | done | dead
+--   delayed: the delayed set's entries not due yet; ready: the ready set
+--   (phase 0, by priority, then due time, then id), then the due entries
+--   waiting in the delayed set (phase 1, by due time, then id); active: by
+--   lease expiry; done: by finish time (kept history; older than ARGV[7] ms
+--   counts as gone, as inspect.lua has it); dead: by time of death
+-- ARGV[3] count: most items returned (at most ITEMS)
+-- ARGV[4] scan budget: most entries looked at (at most SCAN); with a prefix
+--   most may not match, so a call can return fewer than count and say where
+--   it stopped
+-- ARGV[5] id prefix ('' for every id)
+-- ARGV[6] preview bytes: each record is cut to its header, TAGS_MAX bytes for
+--   its tags and kind, and that many bytes of body (a stub stays whole)
+-- ARGV[7] done: the kept history's age limit in ms (0 none)
+-- ARGV[8] start: 'first', or 'after' with ARGV[9] the cursor's phase, ARGV[10]
+--   how this group sorts against the cursor's ('<' before, '=' it, '>' after),
+--   ARGV[11] its score (as Redis wrote it) and ARGV[12] its member: the call
+--   starts after that position (a group before the cursor's starts after its
+--   score, one after at its score)
+-- Returns { exhausted (1: nothing left after the last entry looked at),
+--   lastPhase, lastScore, lastMember (false when nothing was looked at),
+--   then per item: phase, member, score, record, failedAttempts, extra,
+--   recordBytes } where extra is the due hash value (active), the history
+--   entry (done), the reason (dead), else false.
+local ITEMS, SCAN, TAGS_MAX = 500, 5000, 512
+argCount(8, 12)
+argUnit(1)
+argOneOf(2, 'state', { 'delayed', 'ready', 'active', 'done', 'dead' })
+argInt(3, 'count', 1)
+argInt(4, 'scan budget', 1)
+argInt(6, 'preview bytes', 0)
+argInt(7, "the kept history's age limit in ms", 0)
+if argOneOf(8, 'start', { 'first', 'after' }) == 'first' then
+  argCount(8)
+else
+  argCount(12)
+  argInt(9, "the cursor's phase", 0, 1)
+  argOneOf(10, "this group's side of the cursor", { '<', '=', '>' })
+  argNumber(11, "the cursor's score")
+end
+local unit, state = tonumber(ARGV[1]), ARGV[2]
+local count = math.min(tonumber(ARGV[3]), ITEMS)
+local budget = math.min(math.max(tonumber(ARGV[4]), count), SCAN)
+local prefix, previewBytes = ARGV[5], tonumber(ARGV[6])
+local after = ARGV[8] == 'after'
+local now = nowMs()
+
+-- Byte order, as Redis orders members of equal score (Lua's < follows the locale).
+local function bytesLess(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
+end
+
+-- The first rank after (score, member) in key, within ranks [lo, hi).
+local function rankAfter(key, side, score, member)
+  if side == '<' then
+    return redis.call('ZCOUNT', key, '-inf', score)
+  end
+  local before = redis.call('ZCOUNT', key, '-inf', '(' .. score)
+  if side == '>' then
+    return before
+  end
+  local held = redis.call('ZSCORE', key, member)
+  if held and tonumber(held) == tonumber(score) then
+    return redis.call('ZRANK', key, member) + 1
+  end
+  -- The cursor's member left: members of its score sort by bytes, so search
+  -- their ranks for the first one after it (log n reads of one entry each).
+  local lo, hi = before, redis.call('ZCOUNT', key, '-inf', score)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local at = redis.call('ZRANGE', key, mid, mid)[1]
+    if bytesLess(member, at) then
+      hi = mid
+    else
+      lo = mid + 1
+    end
+  end
+  return lo
+end
+
+-- The phases of the state: { key, first rank, end rank (exclusive) }.
+local dueNow = nowMs() / unit
+local function dueCount()
+  return redis.call('ZCOUNT', delayedKey, '-inf', dueNow)
+end
+local phases
+if state == 'delayed' then
+  phases = { { delayedKey, dueCount(), redis.call('ZCARD', delayedKey) } }
+elseif state == 'ready' then
+  phases = { { readyKey, 0, redis.call('ZCARD', readyKey) }, { delayedKey, 0, dueCount() } }
+elseif state == 'active' then
+  phases = { { activeKey, 0, redis.call('ZCARD', activeKey) } }
+elseif state == 'done' then
+  local ageMs = tonumber(ARGV[7]) or 0
+  local first = ageMs > 0 and redis.call('ZCOUNT', doneKey, '-inf', '(' .. (now - ageMs)) or 0
+  phases = { { doneKey, first, redis.call('ZCARD', doneKey) } }
+elseif state == 'dead' then
+  phases = { { deadKey, 0, redis.call('ZCARD', deadKey) } }
+else
+  return redis.error_reply('ERR skyq list: unknown state ' .. tostring(state))
+end
+
+local big = redis.call('EXISTS', bigKey) == 1
+local out = { 0, false, false, false }
+local items, looked = 0, 0
+local exhausted = true
+for phase = 0, #phases - 1 do
+  local key, rank, last = phases[phase + 1][1], phases[phase + 1][2], phases[phase + 1][3]
+  local cursorPhase = after and tonumber(ARGV[9]) or -1
+  if cursorPhase == phase then
+    rank = math.max(rank, rankAfter(key, ARGV[10], ARGV[11], ARGV[12]))
+  elseif cursorPhase > phase then
+    rank = last -- this phase was read before the cursor's
+  end
+  while rank < last do
+    if items >= count or looked >= budget then
+      exhausted = false
+      break
+    end
+    local chunk = math.min(last - rank, budget - looked, 200)
+    local entries = redis.call('ZRANGE', key, rank, rank + chunk - 1, 'WITHSCORES')
+    if #entries == 0 then
+      break
+    end
+    local i = 1
+    while i <= #entries and items < count do
+      local member, score = entries[i], entries[i + 1]
+      local id = (key == readyKey) and string.sub(member, 12) or member
+      looked, rank, i = looked + 1, rank + 1, i + 2
+      out[2], out[3], out[4] = phase, score, member
+      if prefix == '' or string.sub(id, 1, #prefix) == prefix then
+        items = items + 1
+        -- A member named like the placeholder field has no record: its name is its body.
+        local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
+        local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
+        local full = spilled or (rec and #rec) or 0
+        if rec and not spilled then
+          local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
+          if headerEnd and #rec > headerEnd + TAGS_MAX + previewBytes then
+            rec = string.sub(rec, 1, headerEnd + TAGS_MAX + previewBytes)
+          end
+        end
+        local extra = false
+        if state == 'active' then
+          extra = redis.call('HGET', dueKey, id) or false
+        elseif state == 'done' then
+          extra = redis.call('HGET', histKey, id) or false
+        elseif state == 'dead' then
+          extra = redis.call('HGET', reasonKey, id) or false
+        end
+        out[#out + 1] = phase
+        out[#out + 1] = member
+        out[#out + 1] = score
+        out[#out + 1] = rec
+        out[#out + 1] = redis.call('HGET', attKey, id) or '0'
+        out[#out + 1] = extra
+        out[#out + 1] = full
+      end
+    end
+  end
+  if not exhausted then
+    break
+  end
+end
+out[1] = exhausted and 1 or 0
+return out

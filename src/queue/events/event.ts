@@ -1,0 +1,97 @@
+// One event of a group's stream, as lua/events.lua writes it: an entry per call and type,
+//   EVENT_MARK → type, META_MARK → meta, then id → name pairs,
+// and entries of format 4 (before events), id → done | dead pairs, which waitFor still reads.
+import { textOf } from '../record.js';
+
+export const EVENT_TYPES = [
+  'added',
+  'started',
+  'done',
+  'failed',
+  'dead',
+  'cancelled',
+  'rescheduled',
+  'stale',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface QueueEvent {
+  type: EventType;
+  id: string;
+  group: number;
+  /** the job's name, when it has one (stale events never know it: nothing reads the record) */
+  name: string | undefined;
+  /** when it happened, epoch ms on Redis's clock (the stream entry's time) */
+  at: number;
+  /** pass as `from` to read on after this event (covers every group this reader reads) */
+  cursor: string;
+  /** failed: when the next attempt is due; rescheduled: the new due time (epoch ms) */
+  dueAt?: number;
+  /** failed: attempts failed so far */
+  attempts?: number;
+  /** failed: the error */
+  error?: string;
+  /** dead: why; stale: 'lease expired' */
+  reason?: string;
+}
+
+/** An event before its cursor is known (the reader adds it when it hands the event out). */
+export type RawEvent = Omit<QueueEvent, 'cursor'>;
+
+const EVENT_MARK = Buffer.from('\xffe', 'latin1');
+const KNOWN = new Set<string>(EVENT_TYPES);
+
+/** The ms part of a stream entry id ("<ms>-<seq>"). */
+export const entryTime = (entryId: string): number => Number(entryId.split('-')[0]);
+
+/** The events of one stream entry, in order. */
+export function eventsOf(group: number, entryId: string, fields: Buffer[]): RawEvent[] {
+  const at = entryTime(entryId);
+  const out: RawEvent[] = [];
+  if (fields.length >= 4 && (fields[0] as Buffer).equals(EVENT_MARK)) {
+    const type = String(fields[1]);
+    if (!KNOWN.has(type)) return out; // a type from a newer skyq: not ours to guess at
+    const meta = String(fields[3]);
+    for (let i = 4; i + 1 < fields.length; i += 2) {
+      const name = String(fields[i + 1]);
+      const event: RawEvent = {
+        type: type as EventType,
+        id: textOf(fields[i] as Buffer),
+        group,
+        name: name === '' ? undefined : name,
+        at,
+      };
+      addMeta(event, meta);
+      out.push(event);
+    }
+    return out;
+  }
+  // Format 4: id → done | dead.
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const type = String(fields[i + 1]);
+    if (type !== 'done' && type !== 'dead') continue;
+    out.push({ type, id: textOf(fields[i] as Buffer), group, name: undefined, at });
+  }
+  return out;
+}
+
+function addMeta(event: RawEvent, meta: string): void {
+  switch (event.type) {
+    case 'failed': {
+      const first = meta.indexOf('|');
+      const second = meta.indexOf('|', first + 1);
+      event.dueAt = Number(meta.slice(0, first));
+      event.attempts = Number(meta.slice(first + 1, second));
+      event.error = meta.slice(second + 1);
+      break;
+    }
+    case 'rescheduled':
+      event.dueAt = Number(meta);
+      break;
+    case 'dead':
+    case 'stale':
+      event.reason = meta;
+      break;
+    default:
+  }
+}

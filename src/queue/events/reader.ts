@@ -1,0 +1,195 @@
+// queue.events(): the groups' event streams ({prefix:g}:fin, lua/events.lua) as one async
+// iterable. A standalone server is read by one connection with one XREAD over every group's
+// stream; on a cluster (where one XREAD may name only one slot) by one connection per group.
+// A reader reads a batch only once the one before is handed out, so it holds at most a batch
+// per connection, and each event it hands out carries the cursor that resumes after it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errors } from '../../base/errors.js';
+import { keyOf } from '../../base/keys.js';
+import { isCluster, type RedisClient } from '../../redis/connection.js';
+import { checkGroup, checkObject, rejectUnknown } from '../options.js';
+import { type EventsFrom, formatCursor, type Positions, parseFrom } from './cursor.js';
+import { eventsOf, type QueueEvent, type RawEvent } from './event.js';
+
+export interface EventsOptions {
+  /** the groups to read (default: all) */
+  groups?: number[];
+  /** 'now' (default): what happens from now on; 'start': all the streams keep; or a cursor */
+  from?: EventsFrom;
+  /** wait for more once caught up (default true); false ends when caught up */
+  follow?: boolean;
+  /** ends the iteration (also while it waits for events) */
+  signal?: AbortSignal;
+}
+
+/** How long one XREAD blocks before it looks whether the reader was stopped. */
+const BLOCK_MS = 5000;
+/** Entries one XREAD returns per stream (each holds at most 100 events). */
+const ENTRIES_PER_READ = 50;
+
+type Entries = [Buffer, [Buffer, Buffer[]][]][];
+interface Batch {
+  entries: { group: number; entryId: string; fields: Buffer[] }[];
+  taken: () => void;
+}
+
+export function readEvents(
+  client: RedisClient,
+  prefix: string,
+  groupCount: number,
+  options: EventsOptions = {},
+  closing?: AbortSignal,
+): AsyncIterable<QueueEvent> {
+  const { groups, from, follow = true, signal, ...rest } = checkObject('options', options);
+  rejectUnknown('', rest);
+  if (groups !== undefined && (!Array.isArray(groups) || groups.length === 0)) {
+    throw errors.invalidOption('groups', 'must be a non-empty array of group numbers', groups);
+  }
+  const read =
+    (groups as unknown[] | undefined)?.map((g) => checkGroup('groups[]', g, groupCount)) ??
+    Array.from({ length: groupCount }, (_, g) => g);
+  if (typeof follow !== 'boolean')
+    throw errors.invalidOption('follow', 'must be true or false', follow);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw errors.invalidOption('signal', 'must be an AbortSignal', signal);
+  const start = parseFrom(from, read);
+  return {
+    [Symbol.asyncIterator]: () =>
+      follow$(client, prefix, [...new Set(read)], start, follow as boolean, [
+        signal as AbortSignal | undefined,
+        closing,
+      ]),
+  };
+}
+
+async function* follow$(
+  client: RedisClient,
+  prefix: string,
+  groups: number[],
+  start: ReturnType<typeof parseFrom>,
+  follow: boolean,
+  ends: (AbortSignal | undefined)[],
+): AsyncGenerator<QueueEvent> {
+  const signals = ends.filter((end): end is AbortSignal => end !== undefined);
+  if (signals.some((end) => end.aborted)) return;
+  const positions: Positions = start.positions;
+  const streamOf = (group: number) => keyOf(prefix, group, 'fin');
+  const handOut = (event: RawEvent, seen: number | null, entry: string): QueueEvent => {
+    positions.set(event.group, { entry, seen });
+    return { ...event, cursor: formatCursor(positions) };
+  };
+  // Where each group starts: as `from` says, else at its last entry now (or the beginning).
+  for (const group of groups) {
+    if (positions.has(group)) continue;
+    let entry = '0-0';
+    if (start.others === 'now') {
+      const last = await client.xrevrange(streamOf(group), '+', '-', 'COUNT', 1);
+      entry = last[0]?.[0] ?? '0-0';
+    }
+    positions.set(group, { entry, seen: null });
+  }
+  // A reader stopped inside an entry: the rest of that entry first.
+  for (const group of groups) {
+    const position = positions.get(group);
+    if (!position || position.seen === null) continue;
+    const { entry, seen } = position;
+    const found = (await client.xrangeBuffer(streamOf(group), entry, entry)) as [
+      Buffer,
+      Buffer[],
+    ][];
+    const events = found[0] ? eventsOf(group, entry, found[0][1]) : [];
+    for (let i = seen; i < events.length; i++) {
+      yield handOut(events[i] as RawEvent, i + 1 === events.length ? null : i + 1, entry);
+    }
+    positions.set(group, { entry, seen: null });
+  }
+
+  const lanes = isCluster(client) ? groups.map((g) => [g]) : [groups];
+  const inbox: (Batch | Error | 'caught up')[] = [];
+  let wakeUp: (() => void) | undefined;
+  const deliver = (item: Batch | Error | 'caught up') => {
+    inbox.push(item);
+    wakeUp?.();
+  };
+  let stopped = false;
+  const connections: RedisClient[] = [];
+  const laneLoop = async (lane: number[]) => {
+    const connection = client.duplicate() as RedisClient;
+    connection.on('error', () => {}); // each failed read is seen below, and tried again
+    connections.push(connection);
+    let failures = 0;
+    while (!stopped) {
+      try {
+        const ids = lane.map((g) => (positions.get(g) as { entry: string }).entry);
+        const block = follow ? ['BLOCK', BLOCK_MS] : [];
+        const xread = connection.xreadBuffer.bind(connection) as unknown as (
+          ...args: (string | number)[]
+        ) => Promise<unknown>;
+        const reply = (await xread(
+          ...block,
+          'COUNT',
+          ENTRIES_PER_READ,
+          'STREAMS',
+          ...lane.map(streamOf),
+          ...ids,
+        )) as Entries | null;
+        failures = 0;
+        if (!reply) {
+          if (!follow) return deliver('caught up');
+          continue;
+        }
+        const entries: Batch['entries'] = [];
+        for (const [key, list] of reply) {
+          const group = lane.find((g) => streamOf(g) === key.toString('latin1')) as number;
+          for (const [id, fields] of list) {
+            entries.push({ group, entryId: id.toString('latin1'), fields });
+          }
+        }
+        await new Promise<void>((taken) => deliver({ entries, taken }));
+      } catch (error) {
+        if (stopped) return;
+        // Following: a lost connection is tried again from where the reader stands.
+        if (!follow) return deliver(error as Error);
+        failures += 1;
+        await sleep(Math.min(1000, 100 * failures));
+      }
+    }
+  };
+  const onAbort = () => {
+    stopped = true;
+    for (const connection of connections) connection.disconnect();
+    wakeUp?.();
+  };
+  for (const end of signals) end.addEventListener('abort', onAbort);
+  try {
+    for (const lane of lanes) void laneLoop(lane);
+    let caughtUp = 0;
+    while ((follow || caughtUp < lanes.length) && !stopped) {
+      const item = inbox.shift();
+      if (!item) {
+        await new Promise<void>((resolve) => {
+          wakeUp = resolve;
+        });
+        wakeUp = undefined;
+        continue;
+      }
+      if (item === 'caught up') {
+        caughtUp += 1;
+        continue;
+      }
+      if (item instanceof Error) throw item;
+      for (const { group, entryId, fields } of item.entries) {
+        const events = eventsOf(group, entryId, fields);
+        if (events.length === 0) positions.set(group, { entry: entryId, seen: null });
+        for (let i = 0; i < events.length; i++) {
+          yield handOut(events[i] as RawEvent, i + 1 === events.length ? null : i + 1, entryId);
+        }
+      }
+      item.taken();
+    }
+  } finally {
+    for (const end of signals) end.removeEventListener('abort', onAbort);
+    stopped = true;
+    for (const connection of connections) connection.disconnect();
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * Malformed ARGV for each Lua script (test/guarantees-script-args.test.ts): per script a
+ * well-formed call and the variants that break one thing each (missing, not a number,
+ * negative, huge, too many).
+ */
+
+export type Args = string[];
+/** One malformed call: what is wrong, and the arguments. */
+type Case = [what: string, argv: Args];
+
+export const set = (argv: Args, position: number, value: string): Args =>
+  argv.map((arg, i) => (i === position - 1 ? value : arg));
+const HUGE = '99999999999999999999999';
+
+/** Cases every script gets: one argument short, one too many. */
+const shortAndLong = (valid: Args): Case[] => [
+  ['the last argument missing', valid.slice(0, -1)],
+  ['an argument too many', [...valid, 'x']],
+];
+
+/**
+ * Per script: a well-formed ARGV and the malformed variants. `$id`, `$tok` and `$prefix`
+ * are replaced with a message id, its lease token and the prefix of the keys the call gets.
+ */
+export function casesOf(name: string): { valid: Args; bad: Case[] } {
+  const lease = ['$tok', '1', '$id'];
+  const table: Record<string, { valid: Args; bad: Case[] }> = {
+    add: {
+      valid: ['1', '', '1', '0', '0', '0', '', '0', 'args-new', '', '|0|3|f1000|sbody'],
+      bad: [
+        [
+          'unit not 1, 10 or 1000',
+          set(['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r'], 1, '7'),
+        ],
+        ['a count not a number', ['1', '', 'x', '0', '0', '0', '', '0', 'n', '', 'r']],
+        ['a negative count', ['1', '', '-1', '0', '0', '0', '', '0', 'n', '', 'r']],
+        [
+          'a count larger than the messages sent',
+          ['1', '', '2', '0', '0', '0', '', '0', 'n', '', 'r'],
+        ],
+        ['a huge count', ['1', '', HUGE, '0', '0', '0', '', '0', 'n', '', 'r']],
+        [
+          'spilled messages that are not there',
+          ['1', '', '1', '0', '0', '1', '', '0', 'n', '', 'r'],
+        ],
+        ['an empty id', ['1', '', '1', '0', '0', '0', '', '0', '', '', 'r']],
+        ['a score not a number', ['1', '', '1', '0', '0', '0', '', '0', 'n', 'soon', 'r']],
+        [
+          'a priority not a number',
+          ['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r', 'n', 'high'],
+        ],
+        ['a priority without its id', ['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r', 'n']],
+        ['the record missing', ['1', '', '1', '0', '0', '0', '', '0', 'n', '']],
+        ['nothing at all', []],
+        ['an events flag not 1 or empty', ['1', '', '1', '0', '0', '0', 'on', '0', 'n', '', 'r']],
+        ['more dedupe windows than messages', ['1', '', '0', '1', '0', '0', '', '2', 'n', '', 'r']],
+        ['a dedupe window of 0 ms', ['1', '', '0', '1', '0', '0', '', '1', 'n', '', 'r', 'n', '0']],
+        ['a dedupe window missing', ['1', '', '0', '1', '0', '0', '', '1', 'n', '', 'r']],
+      ],
+    },
+    claim: {
+      valid: ['1', '10', '30000', '5000', '|0|3|e1000|', '0', '1048576', 'cid', '', '', '', '0'],
+      bad: [],
+    },
+    ack: {
+      valid: ['', '', '3', ...lease],
+      bad: [
+        ['nothing at all', []],
+        ['a lease count not a number', ['', '', 'x', ...lease]],
+        ['a lease count past the end', ['', '', '9', ...lease]],
+        ['a token with no ids', ['', '', '3', '$tok', '0', '$id']],
+        ['a token with more ids than sent', ['', '', '3', '$tok', '5', '$id']],
+        ['an empty token', ['', '', '3', '', '1', '$id']],
+        ['a malformed retention', ['ever', '', '3', ...lease]],
+        ['an events flag not 1 or empty', ['', 'yes', '3', ...lease]],
+        ['a result while nothing is kept', ['', '', '3', ...lease, '5|u']],
+        ['no result while kept', ['10:1000', '', '3', ...lease]],
+        ['more results than ids', ['10:1000', '', '3', ...lease, '5|u', '6|u']],
+        ['no name with events on', ['', '1', '3', ...lease]],
+      ],
+    },
+    fail: {
+      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', ''],
+      bad: [],
+    },
+    extend: {
+      valid: ['30000', ...lease],
+      bad: [
+        ['a negative lease', ['-5000', ...lease]],
+        ['a lease not a number', ['soon', ...lease]],
+        ['a huge lease', [HUGE, ...lease]],
+        ['a count not a number', ['30000', '$tok', 'x', '$id']],
+        ['a count past the end', ['30000', '$tok', '2', '$id']],
+        ['an empty token', ['30000', '', '1', '$id']],
+        ['no leases', ['30000']],
+      ],
+    },
+    release: {
+      valid: ['1', '', ...lease],
+      bad: [
+        ['unit not a number', ['ms', '', ...lease]],
+        ['attempt flag not 1 or empty', ['1', 'yes', ...lease]],
+        ['a count not a number', ['1', '', '$tok', 'x', '$id']],
+        ['a count past the end', ['1', '', '$tok', '9', '$id']],
+        ['no leases', ['1', '']],
+      ],
+    },
+    cancel: { valid: ['$id', ''], bad: [['nothing at all', []]] },
+    reschedule: { valid: ['1', '$id', 'd1000', ''], bad: [] },
+    inspect: { valid: ['1', '$id', '0'], bad: [] },
+    counts: { valid: ['1'], bad: [['nothing at all', []]] },
+    'dead-list': {
+      valid: ['10', '1048576', '0', 'rank', '0'],
+      bad: [
+        ['an after-cursor with rank arguments', ['10', '1048576', '0', 'after', '0']],
+        ['a cursor side not <, = or >', ['10', '1048576', '0', 'after', '5', '?', 'x']],
+        ['a cursor time not a number', ['10', '1048576', '0', 'after', 'then', '=', 'x']],
+      ],
+    },
+    'dead-retry': { valid: ['*', '10'], bad: [] },
+    'dead-purge': { valid: ['*', '10'], bad: [] },
+    pause: {
+      valid: ['on'],
+      bad: [
+        ['nothing at all', []],
+        ['neither on nor off', ['yes']],
+      ],
+    },
+    time: { valid: [], bad: [['an argument', ['x']]] },
+    'schedule-upsert': {
+      valid: ['1', 'args-s', 'digest', '{"id":"args-s"}', '|0|3|f1000|', 's', '', '0'],
+      bad: [],
+    },
+    'schedule-advance': { valid: ['1', 'args-s', '1000', 'digest', '', '0'], bad: [] },
+    'schedule-remove': { valid: ['args-s'], bad: [['an empty id', ['']]] },
+    'schedule-list': { valid: [''], bad: [['nothing at all', []]] },
+    'spill-drop': {
+      valid: ['nonce'],
+      bad: [
+        ['nothing at all', []],
+        ['an empty nonce', ['']],
+      ],
+    },
+    'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
+    format: { valid: ['2'], bad: [['nothing at all', []]] },
+    'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
+    'intake-commit': { valid: ['1', '0'], bad: [] },
+    'ratelimit-holdback': {
+      valid: ['1', '1', '100', ...lease],
+      bad: [
+        ['more hold times than ids', ['1', '2', '100', '100', ...lease]],
+        ['no leases', ['1', '1', '100']],
+        ['the last argument missing', ['1', '1', '100', '$tok', '1']],
+      ],
+    },
+    'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
+    'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
+    list: {
+      valid: ['1', 'ready', '10', '100', '', '0', '0', 'first'],
+      bad: [
+        [
+          'an after-cursor without its position',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after'],
+        ],
+        [
+          'a cursor phase of 2',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after', '2', '=', '5', 'm'],
+        ],
+        [
+          'a cursor score not a number',
+          ['1', 'ready', '10', '100', '', '0', '0', 'after', '0', '=', 'hi', 'm'],
+        ],
+      ],
+    },
+    'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
+    'intake-close': { valid: [], bad: [['an argument', ['x']]] },
+    'intake-alive': {
+      valid: ['launcher-1', '6000'],
+      bad: [['a holding list without its entry', ['launcher-1', '6000', 'list']]],
+    },
+  };
+  const entry = table[name];
+  if (!entry) throw new Error(`no malformed cases for script ${name}: add some here`);
+  return { valid: entry.valid, bad: [...entry.bad, ...badValues(name, entry.valid)] };
+}
+
+/**
+ * Malformed values at positions whose kind is known: numbers get text, negative and huge
+ * values; names of a choice get another word; ids and tokens an empty text.
+ */
+function badValues(name: string, valid: Args): Case[] {
+  const numbers: Record<string, number[]> = {
+    add: [],
+    claim: [1, 2, 3, 4, 6, 7, 12],
+    fail: [1, 7],
+    reschedule: [1],
+    inspect: [1, 3],
+    counts: [1],
+    'dead-list': [1, 2, 3, 5],
+    'dead-retry': [2],
+    'dead-purge': [2],
+    'schedule-upsert': [1, 7, 8],
+    'schedule-advance': [1, 3, 5, 6],
+    'intake-dead': [4],
+    format: [1],
+    'watch-many': [1, 3],
+    'intake-commit': [1, 2],
+    'intake-alive': [2],
+    'ratelimit-holdback': [1, 2, 3],
+    'ratelimit-take': [2, 3, 4, 5, 6],
+    'ratelimit-list': [2],
+    list: [1, 3, 4, 6, 7],
+  };
+  const words: Record<string, [number, string][]> = {
+    claim: [
+      [5, 'no header'],
+      [8, ''],
+      [9, 'a,,b'],
+      [10, 'forever'],
+      [11, 'on'],
+    ],
+    fail: [
+      [2, ''],
+      [5, 'maybe'],
+      [8, 'on'],
+    ],
+    reschedule: [
+      [3, 'tomorrow'],
+      [4, 'yes'],
+      [3, 'd-5'],
+    ],
+    'dead-list': [[4, 'middle']],
+    'dead-retry': [[1, 'some']],
+    'dead-purge': [[1, 'some']],
+    'schedule-upsert': [
+      [2, ''],
+      [4, 'not json'],
+      [4, '[1, 2]'],
+    ],
+    'schedule-advance': [[2, '']],
+    'intake-dead': [[1, '']],
+    'watch-many': [[2, '']],
+    'intake-alive': [[1, '']],
+    'ratelimit-take': [[1, '']],
+    'ratelimit-list': [[1, '']],
+    list: [
+      [2, 'waiting'],
+      [8, 'last'],
+    ],
+  };
+  const out: Case[] = [];
+  for (const position of numbers[name] ?? []) {
+    out.push([`ARGV[${position}] not a number`, set(valid, position, 'x1')]);
+    out.push([`ARGV[${position}] negative`, set(valid, position, '-1')]);
+    out.push([`ARGV[${position}] huge`, set(valid, position, HUGE)]);
+  }
+  for (const [position, value] of words[name] ?? []) {
+    out.push([`ARGV[${position}] "${value}"`, set(valid, position, value)]);
+  }
+  // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
+  const open = [
+    'ack',
+    'extend',
+    'release',
+    'claim',
+    'spill-drop',
+    'watch-many',
+    'add',
+    'ratelimit-holdback',
+  ];
+  if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
+  if (name === 'claim' || name === 'extend' || name === 'release') {
+    out.push(['the last argument missing', valid.slice(0, -1)]);
+  }
+  return out;
+}
