@@ -218,7 +218,7 @@ export class Queue {
    */
   async dedupeUntil(id: string, options?: { group?: number }): Promise<number | null> {
     let until: number | null = null;
-    await this.#onFirstGroup(id, options, async (group, key) => {
+    await onFirstGroup(this.config.groups, id, options, async (group, key) => {
       const args = [this.config.unitMs, key, 0];
       const reply = (await this.run('inspect', group, args)) as unknown[];
       const window = reply[0] ? reply[9] : reply[1];
