@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
-// cancel, bench, dashboard, acl.
+// list, cancel, bench, dashboard, acl.
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
@@ -14,6 +14,7 @@ import { cliErrorLine } from './error-line.js';
 import { registerEvents } from './events.js';
 import { registerGet } from './get.js';
 import { commandPathOf, hintHelpAfterErrors } from './help-hint.js';
+import { registerList } from './list.js';
 import { registerLogs } from './logs.js';
 import { registerPause } from './pause.js';
 import { registerProduce } from './produce.js';
@@ -42,6 +43,7 @@ registerEvents(program);
 registerReschedule(program);
 registerPause(program);
 registerDlq(program);
+registerList(program);
 registerSchedules(program);
 registerCancel(program);
 registerBench(program);

@@ -26,7 +26,9 @@ const FILES = [
   'tables.js',
   'dead-letters.js',
   'job.js',
+  'jobs.js',
   'schedules.js',
+  'rate-limits.js',
 ];
 const OPEN = new Set(['login.html', 'style.css', 'login.js']);
 

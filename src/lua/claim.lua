@@ -165,7 +165,13 @@ local function dueMembers(horizon, count)
     ids[#ids + 1] = due[i]
     -- In ms a whole positive score is the due time as Redis wrote it: no number to format back.
     local score = due[i + 1]
-    dues[#dues + 1] = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
+    local dueMs = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
+    -- A score of 0 or below (`ZADD task_group:8 -5 x`) says "at once", not a time in 1970:
+    -- the member is due from the claim that first sees it, so its lateness counts from then.
+    if tonumber(dueMs) <= 0 then
+      dueMs = now
+    end
+    dues[#dues + 1] = dueMs
   end
   return ids, dues
 end

@@ -14,7 +14,13 @@ import {
   spreadOverGroups,
 } from './add-bulk.js';
 import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
-import { Browser, type ListOptions, type ListPage, type ListState } from './browse/list.js';
+import {
+  Browser,
+  type ListOptions,
+  type ListPage,
+  type ListState,
+  type StateCounts,
+} from './browse/list.js';
 import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { type GroupCounts, groupCounts } from './counts.js';
@@ -78,7 +84,7 @@ export class Queue {
     );
     this.#browser = new Browser(
       this.config,
-      (group, args) => this.#runBuffer('list', group, args) as Promise<(Buffer | null)[]>,
+      (name, group, args) => this.#runBuffer(name, group, args) as Promise<(Buffer | null)[]>,
       this.#readStart,
     );
     this.schedules = new Schedules({
@@ -234,6 +240,11 @@ export class Queue {
   /** A page of the messages in one state, and the cursor of the next (see browse/list.ts). */
   list(state: ListState, options?: ListOptions): Promise<ListPage> {
     return this.#browser.list(state, options);
+  }
+
+  /** How many messages list() would find in each state, in one group or all. */
+  listCounts(group?: number): Promise<StateCounts> {
+    return this.#browser.counts(group);
   }
 
   /** Depths of every group; a group that cannot be read says why, the others are unaffected. */

@@ -22,6 +22,7 @@ export const SCRIPT_NAMES = [
   'counts',
   'dead-list',
   'list',
+  'list-counts',
   'dead-retry',
   'dead-purge',
   'pause',

@@ -13,6 +13,8 @@ import {
   toast,
 } from './dom.js';
 import { JobView } from './job.js';
+import { JobBrowser } from './jobs.js';
+import { rateLimitsTable } from './rate-limits.js';
 import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
@@ -25,6 +27,7 @@ let deadShown = null;
 
 const deadLetters = new DeadLetterView(() => void refresh());
 new JobView();
+const jobs = new JobBrowser();
 
 async function setPaused(group, pause) {
   try {
@@ -86,6 +89,7 @@ function drawCharts() {
 const schedules = schedulesTable(document.querySelector('#schedules tbody'), (error) =>
   setText('status', `schedule not removed: ${error.message}`),
 );
+const rateLimits = rateLimitsTable(document.getElementById('rate-limits'));
 let polls = 0;
 
 async function refresh() {
@@ -120,8 +124,11 @@ async function refresh() {
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
   renderIntake(document.getElementById('intake'), data.intake ?? []);
   if (polls++ % 5 === 0) await schedules.load();
+  await rateLimits.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
+  jobs.setGroups(data.groups);
+  if (polls % 5 === 1) await jobs.load();
   const dead = sum(data.depths, (d) => d.dead);
   if (dead !== deadShown) {
     deadShown = dead;

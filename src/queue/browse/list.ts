@@ -31,6 +31,9 @@ export interface ListOptions {
   prefix?: string;
 }
 
+/** How many messages each state holds (what list() would page through). */
+export type StateCounts = Record<ListState, number>;
+
 export interface ListPage {
   items: ListItem[];
   /** pass as `cursor` for the next page; null when this page reached the end */
@@ -42,6 +45,7 @@ export const PREFIX_SCAN = 2000;
 const MAX_LIMIT = 500;
 
 type RunScript = (
+  name: 'list' | 'list-counts',
   group: number,
   args: (string | number | Buffer)[],
 ) => Promise<(Buffer | number | null)[]>;
@@ -115,6 +119,25 @@ export class Browser {
     };
   }
 
+  /** How many messages each state holds, in one group or all (a few O(log n) reads a group). */
+  async counts(group?: number): Promise<StateCounts> {
+    const groups =
+      group === undefined
+        ? Array.from({ length: this.#config.groups }, (_, g) => g)
+        : [checkGroup('group', group, this.#config.groups)];
+    const ageMs = this.#config.keepDone?.ageMs ?? 0;
+    const replies = await Promise.all(
+      groups.map((g) => this.#run('list-counts', g, [this.#config.unitMs, ageMs])),
+    );
+    const totals = { delayed: 0, ready: 0, active: 0, done: 0, dead: 0 };
+    for (const reply of replies) {
+      LIST_STATES.forEach((state, i) => {
+        totals[state] += Number(reply[i]);
+      });
+    }
+    return totals;
+  }
+
   async #part(
     state: ListState,
     group: number,
@@ -125,7 +148,7 @@ export class Browser {
   ): Promise<GroupPart> {
     const ageMs = this.#config.keepDone?.ageMs ?? 0;
     const args = [this.#config.unitMs, state, count, budget, prefix, PREVIEW_BYTES, ageMs];
-    const reply = await this.#run(group, [...args, ...startArguments(group, after)]);
+    const reply = await this.#run('list', group, [...args, ...startArguments(group, after)]);
     const [exhausted, phase, score, member] = reply;
     const flat = reply.slice(4);
     await this.#readStart(group, flat, 3, ITEM_FIELDS, PREVIEW_BYTES);

@@ -1,0 +1,83 @@
+// skyq list <state>: a table (or JSON) of one page, the command for the next page, pages
+// followed to the end seeing each message once, a prefix, and bad input in one line.
+import { describe, expect, it } from 'vitest';
+import { Queue } from '../src/index.js';
+import { runCli, useRuntimeRedis } from './helpers/runtime.js';
+
+const redis = useRuntimeRedis();
+
+describe('skyq list', () => {
+  it('prints pages and the command for the next one, each message once', async () => {
+    const queue = new Queue({ redis: redis.server.url, prefix: 'lcli', groups: 3 });
+    const flags = ['--redis', redis.server.url, '--prefix', 'lcli', '--groups', '3'];
+    try {
+      const items = Array.from({ length: 25 }, (_, i) => ({
+        body: i === 0 ? '<b>\u001b[31mred</b>' : { n: i },
+        options: { id: `job-${i}`, delay: 60_000 + i * 10, ...(i === 1 ? { name: 'mail' } : {}) },
+      }));
+      await queue.addBulk(items);
+      const first = await runCli(['list', 'delayed', '--limit', '10', ...flags]);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/^id\s+group\s+name\s+due\s+attempts\s+body/m);
+      // A body with control characters is printed escaped: it cannot recolour the terminal.
+      expect(first.stdout).not.toContain('\u001b');
+      expect(first.stdout).toContain('"<b>\\u001b[31mred</b>"');
+      expect(first.stdout).toMatch(/^job-1\s+\d\s+mail\s/m);
+      const more = /more: skyq list delayed --limit 10 --after (\S+)/.exec(first.stdout);
+      expect(more).not.toBeNull();
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 10; page++) {
+        const out = await runCli([
+          'list',
+          'delayed',
+          '--limit',
+          '10',
+          '--json',
+          ...(cursor ? ['--after', cursor] : []),
+          ...flags,
+        ]);
+        expect(out.code).toBe(0);
+        const parsed = JSON.parse(out.stdout) as { items: { id: string }[]; cursor: string | null };
+        seen.push(...parsed.items.map((i) => i.id));
+        cursor = parsed.cursor;
+        if (!cursor) break;
+      }
+      expect(seen).toEqual(items.map((i) => i.options.id));
+
+      const filtered = await runCli([
+        'list',
+        'delayed',
+        '--id-prefix',
+        'job-2',
+        '--json',
+        ...flags,
+      ]);
+      const ids = (JSON.parse(filtered.stdout) as { items: { id: string }[] }).items.map(
+        (i) => i.id,
+      );
+      expect(ids).toEqual(['job-2', 'job-20', 'job-21', 'job-22', 'job-23', 'job-24']);
+
+      const none = await runCli(['list', 'dead', ...flags]);
+      expect(none.stdout).toContain('no dead messages on this page');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses a bad state, limit or cursor in one line', async () => {
+    const flags = ['--redis', redis.server.url, '--prefix', 'lcli2'];
+    for (const [args, message] of [
+      [['list', 'waiting'], 'skyq: state: must be one of delayed, ready, active, done, dead'],
+      [['list', 'ready', '--limit', '0'], 'skyq: limit: must be between 1 and 500'],
+      [['list', 'ready', '--limit', 'ten'], 'skyq: limit: expected a whole number'],
+      [['list', 'done', '--after', 'garbage'], 'skyq: cursor: is not a cursor from a done page'],
+    ] as const) {
+      const out = await runCli([...args, ...flags]);
+      expect(out.code).toBe(1);
+      const [line] = out.stderr.trim().split('\n');
+      expect(line).toContain(message);
+    }
+  });
+});
