@@ -47,7 +47,7 @@ describe('rate limits', () => {
     expect(parseRateLimit(['6000/min'])).toEqual({ '*': { max: 6000, perMs: 60_000 } });
     expect(parseRateLimit(['5/2s'])).toEqual({ '*': { max: 5, perMs: 2000 } });
     for (const bad of ['100', 'fast', '100/fortnight', '0/s', '1/0ms']) {
-      expect(() => parseRateLimit([bad])).toThrow(/^--rate-limit: .*\(got "/);
+      expect(() => parseRateLimit([bad])).toThrow(/^rate-limit: .*\(got "/);
     }
     expect(() => parseRateLimit(['1/s', '2/s'])).toThrow(/whole-queue limit twice/);
   });

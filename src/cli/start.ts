@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { parseKeepDone } from '../queue/history/retention.js';
+import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/ratelimit/spec.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
@@ -33,9 +34,12 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   allowEviction?: boolean;
   intake?: string;
   keepDone?: string;
+  rateLimit: string[];
   actorNice: string;
   events?: boolean;
 }
+
+const collect = (value: string, earlier: string[]) => [...earlier, value];
 
 export function registerStart(program: Command): void {
   withConnectionFlags(program.command('start'))
@@ -54,6 +58,12 @@ export function registerStart(program: Command): void {
     .option(
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
+    )
+    .option(
+      '--rate-limit <rate>',
+      'at most this many starts, shared by every launcher: 100/s, 50/100ms, 6000/min; NAME=10/s for one job name (repeatable)',
+      collect,
+      [],
     )
     .option(
       '--actor-nice <n>',
@@ -76,6 +86,8 @@ export function registerStart(program: Command): void {
       const base = queueOptions(flags, 'long-running');
       const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
       const batch = parsePositiveCount(flags.batch, 'batch');
+      const rateLimit = flags.rateLimit.length > 0 ? parseRateLimit(flags.rateLimit) : undefined;
+      const limits = rateLimit ? checkRateLimit(rateLimit) : null;
       const actorNice = parseCount(flags.actorNice, 'actor-nice');
       if (actorNice > 19)
         throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
@@ -100,6 +112,7 @@ export function registerStart(program: Command): void {
         ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
         ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
         ...(flags.events ? { events: true } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
@@ -117,6 +130,10 @@ export function registerStart(program: Command): void {
         console.log(
           `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
         );
+      }
+      if (limits) {
+        const shared = `shared by every launcher of ${options.prefix ?? 'task_group'}`;
+        console.log(`skyq: rate limit ${describeRateLimit(limits)}, ${shared}`);
       }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);

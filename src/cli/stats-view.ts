@@ -2,6 +2,8 @@
 // read is shown as broken with the reason, a paused one as paused), then each
 // running launcher's actors.
 import type { GroupCounts } from '../queue/queue.js';
+import type { BucketState } from '../queue/ratelimit/buckets.js';
+import { describeRate } from '../queue/ratelimit/spec.js';
 import { EVICTION_FIX } from '../redis/eviction.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { SKEW_LIMIT_MS } from '../runtime/server-checks.js';
@@ -12,6 +14,8 @@ import { table } from './table.js';
 export interface StatsSnapshot {
   groups: GroupCounts[];
   launchers: LauncherStats[];
+  /** the rate-limit buckets launchers used lately (none: no limit in use) */
+  limits?: BucketState[];
 }
 
 export function groupState(counts: GroupCounts): string {
@@ -20,7 +24,10 @@ export function groupState(counts: GroupCounts): string {
   return counts.paused ? 'paused' : 'ok';
 }
 
-export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string): string {
+export function renderStats(
+  { groups, launchers, limits = [] }: StatsSnapshot,
+  prefix: string,
+): string {
   const out: string[] = [
     table(
       ['group', 'delayed', 'ready', 'active', 'dead', 'state'],
@@ -37,6 +44,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
     out.push(
       `${broken} group(s) cannot be read: a key of theirs is not what skyq expects (see the state); the others are counted as usual`,
     );
+  if (limits.length > 0) out.push('', rateTable(limits));
   out.push(...serverLines(launchers));
   if (launchers.length === 0) out.push('', 'no launcher running');
   for (const launcher of launchers) {
@@ -54,6 +62,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
           'retried',
           'dead',
           'in flight',
+          'held back',
           'late p50 / p99 / max',
           'restarts',
           'last error',
@@ -70,6 +79,7 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
             s?.retried ?? '-',
             s?.dead ?? '-',
             s?.inFlight ?? '-',
+            s?.heldBack ?? '-',
             l ? formatMsList(l.p50, l.p99, l.max) : '-',
             a.restarts,
             printable(s?.lastError ?? a.lastCrash ?? ''),
@@ -112,6 +122,20 @@ export function renderStats({ groups, launchers }: StatsSnapshot, prefix: string
     }
   }
   return out.join('\n');
+}
+
+/** Each bucket: whose it is, its limit, the tokens in it now, and whether it holds work back. */
+function rateTable(limits: BucketState[]): string {
+  return table(
+    ['rate limit', 'limit', 'tokens', 'limited'],
+    limits.map((b) => [
+      b.name === '*' ? 'whole queue' : printable(b.name),
+      describeRate(b),
+      `${Math.floor(b.tokens)} of ${b.cap}`,
+      b.limited ? 'yes' : 'no',
+    ]),
+    { leftAlignLast: true },
+  );
 }
 
 /**

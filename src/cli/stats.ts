@@ -60,11 +60,12 @@ function watchInterval(text: string): number {
 }
 
 async function snapshot(queue: Queue): Promise<StatsSnapshot> {
-  const [groups, launchers] = await Promise.all([
+  const [groups, launchers, limits] = await Promise.all([
     queue.counts(),
     readAllStats(queue.client, queue.config.prefix),
+    queue.rateLimits.list(),
   ]);
-  return { groups, launchers };
+  return { groups, launchers, limits };
 }
 
 function show(snap: StatsSnapshot, queue: Queue, json: boolean, from: string): void {

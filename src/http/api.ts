@@ -34,6 +34,11 @@ export function readRoutes(context: ApiContext): Route[] {
       path: '/api/schedules',
       handle: async () => json({ schedules: await context.queue.schedules.list() }),
     },
+    {
+      method: 'GET',
+      path: '/api/rate-limits',
+      handle: async () => json({ limits: await context.queue.rateLimits.list() }),
+    },
     { method: 'GET', path: JOB_PATH, handle: ({ params }) => job(context, params[0] as string) },
   ];
 }

@@ -102,6 +102,8 @@ async function serve(
   }
   const servers = () => (launcher ? launcher.servers() : (checks?.states ?? []));
   const depths = () => withTimeout(queue.counts(), DEPTHS_TIMEOUT_MS, 'reading group depths');
+  const limits = () =>
+    withTimeout(queue.rateLimits.list(), DEPTHS_TIMEOUT_MS, 'reading the rate limits');
   const history = new History(async () => {
     const [counts, stats] = await Promise.all([depths(), launchers(queue)]);
     return { counts, launchers: stats };
@@ -126,21 +128,23 @@ async function serve(
     metricsRoute(
       launcher
         ? new MetricsExporter(async () => {
-            const [stats, counts] = await Promise.all([
+            const [stats, counts, buckets] = await Promise.all([
               launcher.stats(),
               depths().catch(() => null),
+              limits().catch(() => null),
             ]);
-            return { stats, counts, servers: launcher.servers() };
+            return { stats, counts, servers: launcher.servers(), limits: buckets };
           })
         : // Every launcher publishing to this Redis, each under its `launcher` label. A Redis
           // that cannot be read gives a scrape without them whose skyq_group_up are all 0.
           new MetricsExporter(
             async () => {
-              const [stats, counts] = await Promise.all([
+              const [stats, counts, buckets] = await Promise.all([
                 launchers(queue).catch(() => []),
                 depths().catch(() => null),
+                limits().catch(() => null),
               ]);
-              return { stats, counts, servers: servers() };
+              return { stats, counts, servers: servers(), limits: buckets };
             },
             { perLauncher: true, groups: queue.config.groups },
           ),

@@ -19,6 +19,11 @@ export const ACTOR_COUNTERS: [CounterName, string, string][] = [
     'skyq_messages_stale_total',
     'Acks, failures or lease extensions refused because the lease had passed to another consumer.',
   ],
+  [
+    'heldBack',
+    'skyq_messages_held_back_total',
+    'Messages a per-name rate limit handed back to wait after a claim (no attempt counted).',
+  ],
 ];
 
 export const HISTOGRAMS: [HistogramName, string, string][] = [

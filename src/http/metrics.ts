@@ -7,6 +7,7 @@
 // buckets a launcher publishes.
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { GroupCounts } from '../queue/queue.js';
+import type { BucketState } from '../queue/ratelimit/buckets.js';
 import type { ActorView, LauncherStats } from '../runtime/launcher-stats.js';
 import { unnamedPart } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
@@ -23,6 +24,8 @@ export interface MetricsInput {
   counts: GroupCounts[] | null;
   /** each Redis server's eviction policy and clock skew, as last checked */
   servers?: ServerState[];
+  /** the rate-limit buckets in use (null when Redis could not be read in time) */
+  limits?: BucketState[] | null;
 }
 
 type Set = (labels: Record<string, string>, value: number) => void;
@@ -203,6 +206,31 @@ export class MetricsExporter {
       });
       this.registry.registerMetric(metric.asMetric());
     }
+    // The rate limits every launcher of the prefix shares (src/queue/ratelimit/): '*' is the
+    // whole queue's bucket, any other name a job name's.
+    const buckets = (fill: (b: BucketState, set: Set) => void): Fill => {
+      return (set, input) => {
+        for (const b of input.limits ?? []) fill(b, set);
+      };
+    };
+    this.#gauge(
+      'skyq_rate_limit_tokens',
+      "Tokens in the rate limit's bucket now ('*' = the whole queue): starts it allows at once.",
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, b.tokens)),
+    );
+    this.#gauge(
+      'skyq_rate_limit_per_second',
+      'The rate limit: starts allowed per second.',
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, (b.max * 1000) / b.perMs)),
+    );
+    this.#gauge(
+      'skyq_rate_limited',
+      '1 while the rate limit holds work back (a take got fewer tokens than it asked lately).',
+      ['name'],
+      buckets((b, set) => set({ name: b.name }, b.limited ? 1 : 0)),
+    );
     // The intake's lists (src/runtime/intake/): what it moved, and what waits in each.
     this.#counter(
       'skyq_intake_items_total',

@@ -28,6 +28,7 @@ const FILES = [
   'job.js',
   'jobs.js',
   'schedules.js',
+  'rate-limits.js',
 ];
 const OPEN = new Set(['login.html', 'style.css', 'login.js']);
 

@@ -14,6 +14,7 @@ import {
 } from './dom.js';
 import { JobView } from './job.js';
 import { JobBrowser } from './jobs.js';
+import { rateLimitsTable } from './rate-limits.js';
 import { schedulesTable } from './schedules.js';
 import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
@@ -88,6 +89,7 @@ function drawCharts() {
 const schedules = schedulesTable(document.querySelector('#schedules tbody'), (error) =>
   setText('status', `schedule not removed: ${error.message}`),
 );
+const rateLimits = rateLimitsTable(document.getElementById('rate-limits'));
 let polls = 0;
 
 async function refresh() {
@@ -122,6 +124,7 @@ async function refresh() {
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
   renderIntake(document.getElementById('intake'), data.intake ?? []);
   if (polls++ % 5 === 0) await schedules.load();
+  await rateLimits.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
   jobs.setGroups(data.groups);

@@ -36,7 +36,7 @@ export interface BucketState {
   perMs: number;
   cap: number;
   tokens: number;
-  /** a take got less than it asked within the last perMs: messages are being held back */
+  /** the bucket is empty, or a take got less than it asked lately: work is held back */
   limited: boolean;
 }
 
@@ -94,13 +94,16 @@ export class RateLimits {
     for (let i = 0; i + 5 < reply.length; i += 6) {
       const perMs = Number(reply[i + 2]);
       const since = Number(reply[i + 5]);
+      const milliTokens = Number(reply[i + 4]);
       out.push({
         name: String(reply[i]),
         max: Number(reply[i + 1]),
         perMs,
         cap: Number(reply[i + 3]),
-        tokens: Number(reply[i + 4]) / 1000,
-        limited: since >= 0 && since <= perMs,
+        tokens: milliTokens / 1000,
+        // Held back lately, or drained now: held-back messages come back one by one as tokens
+        // arrive, so a steady backlog may see every take granted with the bucket kept empty.
+        limited: (since >= 0 && since <= Math.max(2 * perMs, 2000)) || milliTokens < 1000,
       });
     }
     // The whole queue's first, then by name.

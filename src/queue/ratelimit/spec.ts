@@ -94,7 +94,7 @@ export function parseRateLimit(texts: readonly string[]): RateLimitOption {
     const rate = rateOf(text.slice(equals + 1), text);
     if (option[name] !== undefined)
       throw errors.invalidOption(
-        '--rate-limit',
+        'rate-limit',
         `gives ${name === ALL ? 'the whole-queue limit' : `"${name}"`} twice`,
         text,
       );
@@ -108,7 +108,7 @@ function rateOf(text: string, whole: string): Rate {
   const unit = match ? UNITS[(match[3] as string).toLowerCase()] : undefined;
   if (!match || unit === undefined)
     throw errors.invalidOption(
-      '--rate-limit',
+      'rate-limit',
       'must be like 100/s, 50/100ms, 6000/min or NAME=10/s',
       whole,
     );
@@ -116,6 +116,20 @@ function rateOf(text: string, whole: string): Rate {
   const perMs = Math.round(count * unit);
   const max = Number(match[1]);
   if (!(max >= 1) || !(perMs >= 1))
-    throw errors.invalidOption('--rate-limit', 'needs at least 1 message per at least 1 ms', whole);
+    throw errors.invalidOption('rate-limit', 'needs at least 1 message per at least 1 ms', whole);
   return { max, perMs };
+}
+
+/** `100/s`, `6000/min`, `50/100ms`: a rate as the CLI takes it. */
+export function describeRate({ max, perMs }: Rate): string {
+  const unit = perMs === 1000 ? 's' : perMs === 60_000 ? 'min' : perMs === 3_600_000 ? 'h' : null;
+  return unit ? `${max}/${unit}` : `${max}/${perMs}ms`;
+}
+
+/** One line for a launcher's start: every limit it keeps to. */
+export function describeRateLimit(spec: RateLimitSpec): string {
+  const parts = spec.all ? [`${describeRate(spec.all)} for the whole queue`] : [];
+  for (const [name, rate] of Object.entries(spec.names))
+    parts.push(`${describeRate(rate)} for ${name}`);
+  return parts.join(', ');
 }
