@@ -213,6 +213,23 @@ export class Queue {
   }
 
   /**
+   * When the dedupe window of a caller id ends (epoch ms, Redis clock), or null when none is
+   * open; also for an id whose message is gone (done and no longer kept).
+   */
+  async dedupeUntil(id: string, options?: { group?: number }): Promise<number | null> {
+    let until: number | null = null;
+    await this.#onFirstGroup(id, options, async (group, key) => {
+      const args = [this.config.unitMs, key, 0];
+      const reply = (await this.run('inspect', group, args)) as unknown[];
+      const window = reply[0] ? reply[9] : reply[1];
+      if (window === null || window === undefined) return false;
+      until = Number(window);
+      return true;
+    });
+    return until;
+  }
+
+  /**
    * Resolves when the job is done (with its result) or dead (with its error), whether that
    * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
    * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
