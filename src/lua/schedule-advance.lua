@@ -17,6 +17,9 @@ local unit, id, at = argUnit(1), argText(2, 'schedule id'), argInt(3, "the occur
 argText(4, 'digest')
 argOptionalInt(5, "next occurrence's grid ms", 0)
 argInt(6, "the occurrences' priority", 0, 1000000)
+if #ARGV == 7 then
+  argOneOf(7, 'repair mode', { 'orphan' })
+end
 local stateField = 's:' .. id
 local text = redis.call('HGET', schedulesKey, stateField)
 if not text then
