@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../src/index.js';
+import { type Launcher, Queue } from '../src/index.js';
 import { httpLauncher } from './helpers/http.js';
 import { ROOT, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
@@ -19,7 +19,7 @@ describe('dashboard in a browser', () => {
   let context: BrowserContext;
   let page: Page;
   let queue: Queue;
-  let stop: () => Promise<void>;
+  let launcher: Launcher;
   let profile: string;
   const pageErrors: string[] = [];
 
@@ -29,9 +29,10 @@ describe('dashboard in a browser', () => {
         `${CHROMIUM} is missing: install Debian's browser (apt-get install -y chromium)`,
       );
     }
-    const { launcher, url, prefix } = await httpLauncher(redis.server.url, { prefix: 'orders' });
+    const started = await httpLauncher(redis.server.url, { prefix: 'orders' });
+    launcher = started.launcher;
+    const { url, prefix } = started;
     queue = new Queue({ redis: redis.server.url, prefix, groups: 2 });
-    stop = () => launcher.stop(0);
     profile = tempDir('skyq-chromium-');
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -62,12 +63,15 @@ describe('dashboard in a browser', () => {
       }
     });
     await page.goto(url);
+    // Every test starts from a page that shows both actors.
+    await waitForText('#actors tr[data-group="0"] [data-cell="state"]', 'running');
+    await waitForText('#actors tr[data-group="1"] [data-cell="state"]', 'running');
   });
 
   afterAll(async () => {
     await context?.close();
     await queue?.close();
-    await stop?.();
+    await launcher?.stop(0);
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
@@ -79,9 +83,11 @@ describe('dashboard in a browser', () => {
     ] as const);
 
   it('shows the actors and sees the figures change as messages flow', async () => {
-    await waitForText('#actors tr[data-group="0"] [data-cell="state"]', 'running');
-    await waitForText('#actors tr[data-group="1"] [data-cell="state"]', 'running');
-    expect(await text('#total-done')).toBe('0');
+    // The figures so far (other tests may have run first), once the page shows them too.
+    const before = (await launcher.stats()).actors.map((a) => a.stat?.done ?? 0);
+    const doneBefore = before.reduce((sum, n) => sum + n, 0);
+    await waitForText('#total-done', String(doneBefore));
+    const delayedBefore = (await queue.counts())[1]?.delayed ?? 0;
     await queue.addBulk(
       Array.from({ length: 300 }, (_, i) => ({
         body: { list: 'browser:done' },
@@ -91,11 +97,11 @@ describe('dashboard in a browser', () => {
     await queue.addBulk(
       Array.from({ length: 5 }, () => ({ body: 'later', options: { group: 1, delay: 600_000 } })),
     );
-    await waitForText('#groups tr[data-group="1"] [data-cell="delayed"]', '5');
-    await waitForText('#total-done', '300');
+    await waitForText('#groups tr[data-group="1"] [data-cell="delayed"]', `${delayedBefore + 5}`);
+    await waitForText('#total-done', `${doneBefore + 300}`);
     expect(await redis.client.llen('browser:done')).toBe(300);
     const perActor = await page.locator('#actors [data-cell="done"]').allTextContents();
-    expect(perActor).toEqual(['150', '150']);
+    expect(perActor).toEqual(before.map((n) => `${n + 150}`));
     // The charts drew the flow: the throughput line has points, and so does a sparkline.
     await page.waitForFunction(
       () =>
@@ -107,6 +113,7 @@ describe('dashboard in a browser', () => {
   });
 
   it('shows a hostile dead letter as text and retries it through the button', async () => {
+    const deadBefore = (await queue.counts()).reduce((sum, c) => sum + c.dead, 0);
     await redis.client.set('browser:failing', '1');
     const id = await queue.add(
       { failWhile: 'browser:failing', error: HOSTILE, html: HOSTILE, list: 'browser:retried' },
@@ -136,7 +143,7 @@ describe('dashboard in a browser', () => {
       (await redis.client.lrange('browser:retried', 0, -1)).includes(id) ? true : undefined,
     );
     expect(await text('#toast')).toBe('retried 1 dead letter(s)');
-    await waitForText('#total-dead', '0');
+    await waitForText('#total-dead', `${deadBefore}`);
   });
 
   it('looks a job up, reschedules it and cancels it', async () => {

@@ -80,12 +80,12 @@ describe('produce --json', () => {
       expect(fourth).toMatchObject({ body: null, priority: 9 });
       const refused = run.stderr.trim().split('\n');
       expect(refused).toEqual([
-        'refused line 4: colour: unknown field (the fields are body, delay, priority, key, id, name)',
+        'refused line 4: colour: unknown field (the fields are body, delay, priority, key, id, name, dedupe)',
         'refused line 5: body: is missing',
         expect.stringMatching(/^refused line 6: line: is not JSON: /),
         'refused line 7: delay: expected a duration with a unit: 500ms, 5s, 2m or 1h (got "5")',
         'refused line 8: priority: must be between 0 and 1000000 (got -1)',
-        'refused line 9: line: must be a JSON object with body, delay, priority, key, id, name',
+        'refused line 9: line: must be a JSON object with body, delay, priority, key, id, name, dedupe',
         'skyq: refused 6 of 10 line(s)',
       ]);
     } finally {

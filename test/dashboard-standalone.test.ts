@@ -153,6 +153,9 @@ describe('stand-alone dashboard under steady load', () => {
     expect(rates.length).toBeGreaterThan(8);
     const low = rates.filter((r) => !(r > steady * 0.3));
     expect(low, `throughputs ${rates.map(Math.round).join(' ')} at ${steady}/s`).toEqual([]);
+    // Nor does the lateness chart break off there: the publish read again says nothing new.
+    const gaps = cued.filter((s) => s.lateness.p99 === null || s.lateness.mean === null);
+    expect(gaps.map((s) => s.lateness)).toEqual([]);
   });
 
   it('draws lateness p50 and p99 per second from the figures in Redis', () => {

@@ -1,6 +1,6 @@
 // The dashboard's JSON API on its own (`skyq dashboard`): overview of depths and of every
 // launcher publishing to Redis, dead letters by page, job lookup, and the actions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HttpHandle, serveDashboard } from '../src/http/index.js';
 import { groupKeys, Queue, startActors } from '../src/index.js';
 import { postJson } from './helpers/http.js';
@@ -20,7 +20,8 @@ interface Letter {
 }
 
 describe('dashboard API', () => {
-  const prefix = freshPrefix('api');
+  // Each test gets a prefix, a queue and a dashboard of its own: none needs another's leftovers.
+  let prefix: string;
   let handle: HttpHandle;
   let queue: Queue;
   const get = async (path: string) => {
@@ -31,17 +32,8 @@ describe('dashboard API', () => {
     const response = await postJson(handle.url, path, body);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-
-  beforeAll(async () => {
-    queue = new Queue({ redis: redis.server.url, prefix, groups: 2 });
-    await queue.ready();
-    handle = await serveDashboard(
-      { redis: redis.server.url, prefix, groups: 2 },
-      {
-        listen: '127.0.0.1:0',
-      },
-    );
-    // 25 dead letters in group 0, the first with a hostile body and error.
+  /** 25 dead letters in group 0, the first with a hostile body and error. */
+  const deadLetters = async () => {
     await queue.add({ html: HOSTILE }, { group: 0, attempts: 1 });
     await queue.addBulk(
       Array.from({ length: 24 }, (_, i) => ({
@@ -52,13 +44,26 @@ describe('dashboard API', () => {
     for (const message of await claimAtLeast(queue, 0, 25)) {
       await queue.fail(message, new Error(HOSTILE));
     }
+  };
+
+  beforeEach(async () => {
+    prefix = freshPrefix('api');
+    queue = new Queue({ redis: redis.server.url, prefix, groups: 2 });
+    await queue.ready();
+    handle = await serveDashboard(
+      { redis: redis.server.url, prefix, groups: 2 },
+      {
+        listen: '127.0.0.1:0',
+      },
+    );
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await handle?.close();
     await queue?.close();
   });
 
   it('pages dead letters with reason, attempts and a body preview kept as text', async () => {
+    await deadLetters();
     const first = await get('/api/dead?limit=20');
     expect(first.status).toBe(200);
     expect(first.body.total).toBe(25);
@@ -80,6 +85,7 @@ describe('dashboard API', () => {
   });
 
   it('retries selected dead letters, and wants ids or all', async () => {
+    await deadLetters();
     const letters = (await get('/api/dead?limit=2')).body.letters as Letter[];
     const ids = letters.map((l) => l.id);
     const refused = await post('/api/dead/retry', {});
@@ -94,13 +100,14 @@ describe('dashboard API', () => {
   });
 
   it('purges all dead letters of a group', async () => {
+    await deadLetters();
     expect(await post('/api/dead/purge', { all: true, group: 1 })).toEqual({
       status: 200,
       body: { count: 0 },
     });
     expect(await post('/api/dead/purge', { all: true, group: 0 })).toEqual({
       status: 200,
-      body: { count: 23 },
+      body: { count: 25 },
     });
     expect((await get('/api/dead')).body.total).toBe(0);
   });

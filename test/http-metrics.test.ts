@@ -65,23 +65,26 @@ describe('/metrics', () => {
   it('shows depths, paused groups and actor states as they are', async () => {
     const stats = await launcher.stats();
     await queue.pause(1);
-    await queue.addBulk(Array.from({ length: 7 }, () => ({ body: 'x', options: { group: 1 } })));
-    await queue.add('later', { group: 1, delay: 60_000 });
-    const { samples } = await scrape(url);
-    const depth = (state: string) =>
-      sampleValue(samples, 'skyq_group_messages', { group: '1', state });
-    expect(depth('ready')).toBe(7);
-    expect(depth('delayed')).toBe(1);
-    expect(depth('active')).toBe(0);
-    expect(sampleValue(samples, 'skyq_group_paused', { group: '1' })).toBe(1);
-    expect(sampleValue(samples, 'skyq_group_paused', { group: '0' })).toBe(0);
-    expect(sampleValue(samples, 'skyq_group_up', { group: '1' })).toBe(1);
-    expect(sampleValue(samples, 'skyq_actor_up', { group: '0' })).toBe(1);
-    expect(sampleValue(samples, 'skyq_actor_state', { group: '0', state: 'running' })).toBe(1);
-    expect(sampleValue(samples, 'skyq_actor_state', { group: '0', state: 'stopped' })).toBe(0);
-    expect(sampleValue(samples, 'skyq_launcher_info', { launcher: stats.launcherId })).toBe(1);
-    expect(sampleValue(samples, 'skyq_launcher_start_time_seconds')).toBe(stats.startedAt / 1000);
-    await queue.resume(1);
+    try {
+      await queue.addBulk(Array.from({ length: 7 }, () => ({ body: 'x', options: { group: 1 } })));
+      await queue.add('later', { group: 1, delay: 60_000 });
+      const { samples } = await scrape(url);
+      const depth = (state: string) =>
+        sampleValue(samples, 'skyq_group_messages', { group: '1', state });
+      expect(depth('ready')).toBe(7);
+      expect(depth('delayed')).toBe(1);
+      expect(depth('active')).toBe(0);
+      expect(sampleValue(samples, 'skyq_group_paused', { group: '1' })).toBe(1);
+      expect(sampleValue(samples, 'skyq_group_paused', { group: '0' })).toBe(0);
+      expect(sampleValue(samples, 'skyq_group_up', { group: '1' })).toBe(1);
+      expect(sampleValue(samples, 'skyq_actor_up', { group: '0' })).toBe(1);
+      expect(sampleValue(samples, 'skyq_actor_state', { group: '0', state: 'running' })).toBe(1);
+      expect(sampleValue(samples, 'skyq_actor_state', { group: '0', state: 'stopped' })).toBe(0);
+      expect(sampleValue(samples, 'skyq_launcher_info', { launcher: stats.launcherId })).toBe(1);
+      expect(sampleValue(samples, 'skyq_launcher_start_time_seconds')).toBe(stats.startedAt / 1000);
+    } finally {
+      await queue.resume(1); // the other tests want group 1 running, even when this one failed
+    }
   });
 
   it('moves counters and histograms as messages flow', async () => {

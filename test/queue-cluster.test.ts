@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_NAMES } from '../src/base/keys.js';
 import { groupKeys, type Message, Queue } from '../src/index.js';
 import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
@@ -26,11 +26,17 @@ describe.each([
   beforeAll(async () => {
     handle = await start();
     target = targetOf(handle);
+  });
+  // One server (a cluster takes seconds to form), and a prefix of its own for each test: the
+  // counts and dead-letter lists below see only what that test made.
+  beforeEach(async () => {
     q = await openQueue(target);
+  });
+  afterEach(async () => {
+    await q?.close();
   });
 
   afterAll(async () => {
-    await q?.close();
     await handle?.stop();
   });
 

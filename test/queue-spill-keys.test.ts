@@ -58,7 +58,7 @@ describe('keys holding messages', () => {
       const again = prepareMessage(queue.config, big('resent'), { group: 0 });
       const attempt = nextAttempt(again.spill as never);
       const spills = keyOf(prefix, 0, 'spills');
-      const args = ['1', '', '1', '0', '0', '1', '', '0:zz1', '', attempt.stub];
+      const args = ['1', '', '1', '0', '0', '1', '', '0', '0:zz1', '', attempt.stub];
       args.push('1', String(again.spill?.bytes), attempt.nonce);
       for (let round = 0; round < 2; round++) {
         await storeSpills(queue.client, prefix, 0, spills, [attempt], Date.now());
@@ -123,14 +123,14 @@ describe('bodies of failed adds', () => {
     expect(await bodyKeys(prefix)).toEqual([bodyKey(prefix, 0, recent.nonce)]);
     expect(await redis.plain.zrange(spills, 0, -1)).toEqual([recent.nonce]);
     // The late add of the swept one fails, naming why, and stores nothing.
-    const args = ['1', '', '1', '0', '0', '1', '', '0:late1', '', orphan.stub];
+    const args = ['1', '', '1', '0', '0', '1', '', '0', '0:late1', '', orphan.stub];
     args.push('1', String(old.spill?.bytes), orphan.nonce);
     await expect(queue.run('add', 0, args)).rejects.toThrow(
       /body key .* is gone .* nothing was added/,
     );
     expect(await queue.get('0:late1')).toBeNull();
     // The recent one's add comes: its body is kept, and no longer listed.
-    const kept = ['1', '', '1', '0', '0', '1', '', '0:late2', '', recent.stub];
+    const kept = ['1', '', '1', '0', '0', '1', '', '0', '0:late2', '', recent.stub];
     kept.push('1', String(fresh.spill?.bytes), recent.nonce);
     await queue.run('add', 0, kept);
     expect((await queue.get('0:late2'))?.body).toBe(big('recent'));

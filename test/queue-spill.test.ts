@@ -65,7 +65,7 @@ describe('a record over 64 KiB', () => {
     const attempt = nextAttempt(spill);
     const key = bodyKey(queue.config.prefix, 0, attempt.nonce);
     const spills = keyOf(queue.config.prefix, 0, 'spills');
-    const args = ['1', '', '1', '0', '0', '1', '', '0:a1', '', attempt.stub];
+    const args = ['1', '', '1', '0', '0', '1', '', '0', '0:a1', '', attempt.stub];
     args.push('1', String(spill.bytes), attempt.nonce);
     for (let round = 0; round < 2; round++) {
       // What a resend does: the MULTI of body and spills line, then the add.

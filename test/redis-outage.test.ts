@@ -66,23 +66,37 @@ describe('watchConnection', () => {
     cleanup.push(() => void process.kill(server.pid, 'SIGCONT'));
     const client = connect({ redis: server.url });
     cleanup.push(() => client.disconnect());
-    await client.ping();
+    const observer = connect({ redis: server.url });
+    cleanup.push(() => observer.disconnect());
+    await Promise.all([client.ping(), observer.ping()]);
+    /** PINGs the server answered: the heartbeats, once both connections pinged above */
+    const pings = async () =>
+      Number(/cmdstat_ping:calls=(\d+)/.exec(await observer.info('commandstats'))?.[1] ?? 0);
+    const answered = async (count: number) => {
+      const from = await pings();
+      await waitFor(`${count} heartbeats answered`, async () =>
+        (await pings()) >= from + count ? true : undefined,
+      );
+    };
     const changes: ConnectionChange[] = [];
+    // How long a PING may take is machine speed, not the guarantee (a frozen server never
+    // answers): 2 s, the default, since a PING on two loaded cores took over 500 ms here.
     const watch = watchConnection(client, (change) => changes.push(change), {
       heartbeatMs: 200,
-      heartbeatTimeoutMs: 500,
+      heartbeatTimeoutMs: 2000,
       probeMs: 300,
     });
     cleanup.push(() => watch.stop());
 
-    await sleep(1000);
+    await answered(4);
     expect(changes).toEqual([]); // a healthy server: heartbeats answered, nothing reported
     process.kill(server.pid, 'SIGSTOP');
-    await sleep(3000);
-    expect(changes).toEqual([{ state: 'down', reason: 'no answer to PING within 500 ms' }]);
+    await waitFor('the down report', () => (changes.length > 0 ? true : undefined), 10_000);
+    await sleep(1000); // three more probes, unanswered: still one report
+    expect(changes).toEqual([{ state: 'down', reason: 'no answer to PING within 2000 ms' }]);
     process.kill(server.pid, 'SIGCONT');
     await waitFor('the up report', () => (changes.length === 2 ? true : undefined));
-    await sleep(1500);
+    await answered(4); // heartbeats again, answered: no more reports
     expect(states(changes)).toEqual(['down', 'up']);
   });
 

@@ -75,11 +75,14 @@ describe('a wall-clock step in the consumer and producer process', () => {
       );
       const late = starts.map((s) => s.startedAt - s.dueAt);
       expect(Math.min(...late)).toBeGreaterThanOrEqual(0); // never early
-      expect(Math.max(...late)).toBeLessThan(500); // never the 3 s of a step
-      // The lateness the actor measured (and stats report) is the real one: the two readings
-      // are a few instructions apart, but a busy machine can stop a thread between them.
+      // Never the 3 s of a step. (How prompt starts are is the benchmark's business: on two
+      // shared cores a start can wait for a thread for hundreds of ms.)
+      expect(Math.max(...late)).toBeLessThan(1500);
+      // The lateness the actor measured (and stats report) is the real one, not moved by the
+      // step: the two readings are a few instructions apart, but a loaded machine can stop a
+      // thread between them (25 ms was once exceeded here). A step would put them 3 s apart.
       const off = starts.map((s) => Math.abs(s.lateMs - (s.startedAt - s.dueAt)));
-      expect(Math.max(...off)).toBeLessThan(25);
+      expect(Math.max(...off)).toBeLessThan(500);
     } finally {
       await finish(child, '', 30_000);
       await queue.close();

@@ -88,7 +88,7 @@ describe('ids', () => {
     // (The real thing, with kill -9 of Redis, is in test/faults/redis-faults.test.ts.)
     const q = await redis.queue({ groups: 1 });
     const { record } = prepareMessage(q.config, 'hello', { group: 0 });
-    const args = ['1', '', '1', '0', '0', '0', '', '0:a1', '', record];
+    const args = ['1', '', '1', '0', '0', '0', '', '0', '0:a1', '', record];
     expect(await q.run('add', 0, args)).toEqual([1]);
     expect(await q.run('add', 0, args)).toEqual([0]);
     const claimed = await q.claim(0, 10);
@@ -103,6 +103,7 @@ describe('ids', () => {
       '0',
       '0',
       '',
+      '0',
       '0:a1',
       '',
       other,

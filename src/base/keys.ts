@@ -25,8 +25,9 @@ export const KEY_NAMES = [
   'spills', // zset nonce → when written (ms): spilled body keys no add has kept yet (spill.ts)
   'done', // zset id → when it finished (ms): the kept history, oldest first (lua/history.lua)
   'hist', // hash id → the finished job: attempts, due, duration, result (lua/history.lua)
-  'fin', // stream, one entry per call that finished jobs: id → done | dead (for waitFor)
+  'fin', // stream: the group's events, an entry per call and type (lua/events.lua; waitFor reads it)
   'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[24])
+  'dedupe', // zset caller id → when its dedupe window ends (ms): lua/dedupe.lua, KEYS[25]
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

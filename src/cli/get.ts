@@ -26,8 +26,13 @@ export function registerGet(program: Command): void {
           flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
         const info = await queue.get(id, options);
         if (info === null) {
+          const until = await queue.dedupeUntil(id, options);
+          const window =
+            until === null
+              ? ''
+              : `; its dedupe window is open until ${new Date(until).toISOString()}: adding ${id} changes nothing until then`;
           console.error(
-            `skyq: no message ${id} (never added, cancelled or purged, or done and no longer kept)`,
+            `skyq: no message ${id} (never added, cancelled or purged, or done and no longer kept)${window}`,
           );
           process.exitCode = 1;
           return;
@@ -66,6 +71,7 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
   ];
   if (info.name !== undefined) rows.splice(3, 0, ['name', printable(info.name)]);
   if (info.state === 'done') rows.push(...doneRows(info, now));
+  if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
 }

@@ -1,16 +1,25 @@
 // `skyq produce --json`: one JSON object per line,
 //   {"body": …, "delay": "5s" | 5000, "priority": 3, "key": "order-7", "id": "order:7",
-//    "name": "order.cancel"}
+//    "name": "order.cancel", "dedupe": "10m" | 600000}
 // body is required (any JSON value; a string is stored as is). delay is a
 // duration with a unit ("5s") or a number of milliseconds (as in the library's
-// add options); the flags --delay, --priority, --key and --name give the defaults.
+// add options); dedupe (with id) likewise: for that long the same id adds nothing. The flags
+// --delay, --priority, --key and --name give the defaults.
 
 import { errors } from '../base/errors.js';
 import type { AddOptions } from '../queue/add-options.js';
 import type { Body } from '../queue/record.js';
 import { parseDuration } from './duration.js';
 
-export const JSON_LINE_FIELDS = ['body', 'delay', 'priority', 'key', 'id', 'name'] as const;
+export const JSON_LINE_FIELDS = [
+  'body',
+  'delay',
+  'priority',
+  'key',
+  'id',
+  'name',
+  'dedupe',
+] as const;
 
 export interface ProduceItem {
   body: Body;
@@ -38,17 +47,18 @@ export function parseJsonLine(text: string, defaults: AddOptions): ProduceItem {
     );
   if (!('body' in fields)) throw errors.invalidOption('body', 'is missing');
   const options: AddOptions = { ...defaults };
-  if (fields.delay !== undefined) options.delay = lineDelay(fields.delay);
+  if (fields.delay !== undefined) options.delay = lineDuration(fields.delay, 'delay');
   // The library checks these and names the field when they are wrong.
   if (fields.priority !== undefined) options.priority = fields.priority as number;
   if (fields.key !== undefined) options.key = fields.key as string;
   if (fields.id !== undefined) options.id = fields.id as string;
   if (fields.name !== undefined) options.name = fields.name as string;
+  if (fields.dedupe !== undefined) options.dedupeMs = lineDuration(fields.dedupe, 'dedupe');
   return { body: fields.body as Body, options };
 }
 
-function lineDelay(delay: unknown): number {
-  if (typeof delay === 'string') return parseDuration(delay, 'delay');
-  if (typeof delay === 'number') return delay;
-  throw errors.invalidOption('delay', 'must be a duration like "5s" or a number of ms', delay);
+function lineDuration(value: unknown, field: string): number {
+  if (typeof value === 'string') return parseDuration(value, field);
+  if (typeof value === 'number') return value;
+  throw errors.invalidOption(field, 'must be a duration like "5s" or a number of ms', value);
 }

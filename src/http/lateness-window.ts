@@ -1,7 +1,9 @@
 // Lateness over the last sampling interval, not since start: the runtime's histograms only grow,
 // so the difference of two readings is the histogram of what ran in between. A launcher read in
 // this process has its buckets (exact p50/p99); one read from Redis has summaries only, which
-// still give the interval's mean.
+// still give the interval's mean. A reading that finds every launcher's figures as they were
+// (the stand-alone dashboard read the same publish twice: see throughput-window.ts) says
+// nothing new, and keeps the last interval's figures instead of breaking the line.
 import {
   emptyHistogram,
   type HistogramData,
@@ -19,6 +21,8 @@ export interface WindowLateness {
 }
 
 interface Reading {
+  /** when the launcher took these figures (its clock) */
+  at: number;
   count: number;
   sumMs: number;
   histogram: HistogramData | null;
@@ -26,8 +30,20 @@ interface Reading {
 
 export class LatenessWindow {
   #last = new Map<string, Reading>();
+  #previous: WindowLateness = { p50: null, p99: null, mean: null };
 
   next(launchers: LauncherStats[]): WindowLateness {
+    const unchanged =
+      launchers.length > 0 &&
+      launchers.every(
+        ({ launcherId, at }) => at !== undefined && this.#last.get(launcherId)?.at === at,
+      );
+    if (unchanged) return this.#previous;
+    this.#previous = this.#interval(launchers);
+    return this.#previous;
+  }
+
+  #interval(launchers: LauncherStats[]): WindowLateness {
     const now = new Map<string, Reading>();
     const parts: HistogramData[] = [];
     let count = 0;
@@ -63,9 +79,14 @@ function readingOf(launcher: LauncherStats): Reading {
     histogram.count === summary.count &&
     (histogram.count === 0 || histogram.buckets.length > 0)
   ) {
-    return { count: histogram.count, sumMs: histogram.sumMs, histogram };
+    return { at: launcher.at, count: histogram.count, sumMs: histogram.sumMs, histogram };
   }
-  return { count: summary.count, sumMs: summary.mean * summary.count, histogram: null };
+  return {
+    at: launcher.at,
+    count: summary.count,
+    sumMs: summary.mean * summary.count,
+    histogram: null,
+  };
 }
 
 function subtract(now: HistogramData, before: HistogramData | null): HistogramData {

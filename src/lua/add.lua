@@ -12,10 +12,14 @@
 --     present holder.
 -- ARGV[6] how many of them are spilled (their record is a stub: see src/queue/spill.ts)
 -- ARGV[7] events flag ('1' on: an added event for each message stored, events.lua)
+-- ARGV[8] how many dedupe windows follow the spilled section: caller id, window ms
+--   pairs. While a caller id's window is open (KEYS[25], below) its add changes
+--   nothing, whatever became of its message: pending, done, trimmed or dead.
 -- then 3 per message: id, score ('' = due now, else the delayed-set score in
 --   the queue's unit), record
 -- then 3 per spilled message: its position among the messages, the record's
 --   bytes, the nonce of its body key (written already, listed in the spills set)
+-- then the dedupe windows (ARGV[8])
 -- then id, priority pairs for the messages whose priority is not 0
 -- Ids and scores come formatted from the client: number-to-string work is slow in Lua.
 -- Messages of priority 0 wait in the delayed set even when due now: due order
@@ -32,7 +36,7 @@ if kind ~= 'none' and kind ~= 'zset' then
 end
 
 -- The arguments, all of them, before the first write (args.lua).
-argCount(7, -1)
+argCount(8, -1)
 argUnit(1)
 if ARGV[2] ~= '' then
   argNumber(2, "earliest due ms among the delayed ones ('' for none)")
@@ -40,23 +44,28 @@ end
 local given = argInt(3, 'count of generated ids', 0, 100000) + argInt(4, 'count of caller ids', 0, 100000)
   + argInt(5, 'count of retried generated ids', 0, 100000)
 argEvents(7)
-local spilledEnd = 7 + given * 3 + argInt(6, 'count of spilled messages', 0, given) * 3
-if #ARGV < spilledEnd or (#ARGV - spilledEnd) % 2 ~= 0 then
-  error({ err = 'ERR skyq: wrong number of arguments: ' .. spilledEnd .. ' for ' .. given
-    .. ' messages, then id, priority pairs, got ' .. #ARGV })
+local spilledEnd = 8 + given * 3 + argInt(6, 'count of spilled messages', 0, given) * 3
+local windowsEnd = spilledEnd + argInt(8, 'count of dedupe windows', 0, given) * 2
+if #ARGV < windowsEnd or (#ARGV - windowsEnd) % 2 ~= 0 then
+  error({ err = 'ERR skyq: wrong number of arguments: ' .. windowsEnd .. ' for ' .. given
+    .. ' messages and their windows, then id, priority pairs, got ' .. #ARGV })
 end
-for i = 8, 7 + given * 3, 3 do
+for i = 9, 8 + given * 3, 3 do
   argText(i, 'message id')
   if ARGV[i + 1] ~= '' then
     argNumber(i + 1, "score ('' for due now)")
   end
 end
-for i = 8 + given * 3, spilledEnd, 3 do
+for i = 9 + given * 3, spilledEnd, 3 do
   argInt(i, 'position of a spilled message', 1, given)
   argInt(i + 1, "a spilled record's bytes", 0)
   argText(i + 2, "a spilled body's nonce")
 end
-for i = spilledEnd + 1, #ARGV, 2 do
+for i = spilledEnd + 1, windowsEnd, 2 do
+  argText(i, 'caller id of a dedupe window')
+  argInt(i + 1, 'dedupe window in ms', 1)
+end
+for i = windowsEnd + 1, #ARGV, 2 do
   argText(i, 'message id of a priority')
   argInt(i + 1, 'priority', 0, 1000000)
 end
@@ -66,14 +75,20 @@ local nGenerated, nCallers, nRetried = tonumber(ARGV[3]), tonumber(ARGV[4]), ton
 local nSpilled = tonumber(ARGV[6])
 local count = nGenerated + nCallers + nRetried
 setEvents(ARGV[7])
-local FIRST = 8
+local nWindows = tonumber(ARGV[8])
+local FIRST = 9
 local SPILLED = FIRST + count * 3
 local ids = {}
 for i = 1, count do
   ids[i] = ARGV[FIRST + (i - 1) * 3]
 end
+local WINDOWS = SPILLED + nSpilled * 3
+local windows = {} -- caller id → window ms
+for i = WINDOWS, WINDOWS + nWindows * 2 - 1, 2 do
+  windows[ARGV[i]] = tonumber(ARGV[i + 1])
+end
 local priorities = {}
-for i = SPILLED + nSpilled * 3, #ARGV, 2 do
+for i = WINDOWS + nWindows * 2, #ARGV, 2 do
   priorities[ARGV[i]] = ARGV[i + 1]
 end
 local stubbed = {} -- position → true for spilled messages
@@ -150,11 +165,13 @@ if nCallers > 0 then
   local delayed = bulkRead('ZMSCORE', delayedKey, list)
   local live = bulkRead('HMGET', dueKey, list)
   local dead = bulkRead('ZMSCORE', deadKey, list)
+  local open = openWindows(list)
   local seen = {}
   for j = 1, #list do
     local i = nGenerated + j
-    -- Pending, or the same caller id earlier in this call (the first wins, as two calls would).
-    if delayed[j] or live[j] or seen[list[j]] then
+    -- Pending, in an open dedupe window, or the same caller id earlier in this call (the
+    -- first wins, as two calls would).
+    if delayed[j] or live[j] or open[j] or seen[list[j]] then
       skip[i] = true
     elseif dead[j] then
       revived[#revived + 1] = list[j]
@@ -253,6 +270,7 @@ if #bigs > 0 then
 end
 
 sweepSpills(now)
+openNewWindows(records, windows, nCallers)
 
 if eventsOn and #records > 0 then
   local ids, names = {}, {}

@@ -4,9 +4,10 @@
 -- ARGV[3] kept history's age limit in ms (0 none): an older entry the trimming
 --   has not reached yet is shown as gone
 -- Returns { state, record, failedAttempts, lastError, deadReason, dueMs,
---   stateScore, priority, history entry } with state one of delayed, ready,
---   active, dead, done (stateScore: when it finished; history.lua says what the
---   entry holds), or false when unknown.
+--   stateScore, priority, history entry, dedupe window end } with state one of
+--   delayed, ready, active, dead, done (stateScore: when it finished; history.lua
+--   says what the entry holds), or { false, dedupe window end } when unknown. The
+--   window end (ms, dedupe.lua) is false when no window is open.
 argCount(3)
 local unit = argUnit(1)
 local id = ARGV[2] -- any bytes: a raw member's id is the member
@@ -40,11 +41,12 @@ else
       finished,
       false, -- the record's priority
       redis.call('HGET', histKey, id) or false,
+      windowOf(id),
     }
   end
 end
 if not state then
-  return { false }
+  return { false, windowOf(id) }
 end
 return {
   state,
@@ -55,4 +57,6 @@ return {
   dueMs,
   score,
   redis.call('HGET', priKey, id) or '0',
+  false, -- no history entry
+  windowOf(id),
 }

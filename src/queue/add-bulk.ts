@@ -219,6 +219,12 @@ async function runChunk(
   const args: (string | Buffer)[] = [String(unit), '', `${sections.g.length}`];
   args.push(`${sections.c.length}`, `${sections.r.length}`, `${attempts.size}`);
   args.push(context.config.events ? '1' : '');
+  const windows: string[] = [];
+  for (const index of order) {
+    const message = prepared[index] as PreparedMessage;
+    if (message.dedupeMs > 0) windows.push(message.callerId, String(message.dedupeMs));
+  }
+  args.push(String(windows.length / 2));
   const HEAD = args.length;
   const priorities: string[] = [];
   const spilled: string[] = [];
@@ -239,6 +245,7 @@ async function runChunk(
     if (attempt) spilled.push(String((args.length - HEAD) / 3), bytes, attempt.nonce);
   }
   for (const value of spilled) args.push(value);
+  for (const value of windows) args.push(value);
   for (const value of priorities) args.push(value);
   if (earliest !== Number.POSITIVE_INFINITY) args[1] = String(earliest);
   const reply = (await context.run(group, args)) as number[] | (string | number)[];

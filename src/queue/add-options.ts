@@ -1,5 +1,6 @@
 // Turns add(body, options) into the arguments of add.lua for one message.
 
+import { parseDuration } from '../base/duration.js';
 import { errors } from '../base/errors.js';
 import { hashString, homeGroup } from '../base/keys.js';
 import type { QueueConfig } from './config.js';
@@ -36,6 +37,11 @@ export interface AddOptions {
   backoff?: Backoff;
   /** the job's name: a command table handler routes on it (`job.name`) */
   name?: string;
+  /**
+   * with `id`: for this long after the add (ms, or a duration like '10m'), adding the same id
+   * again changes nothing and returns the id, even once the job is done and its history gone
+   */
+  dedupeMs?: number | string;
 }
 
 /** 'd<delayMs>' or 'a<epochMs>', the form reschedule.lua takes a due time in. */
@@ -74,6 +80,8 @@ export interface PreparedMessage {
   bytes: number;
   /** a record too big for a script: written beside the msg hash first (spill.ts) */
   spill?: Spill;
+  /** the caller id's dedupe window in ms (0: none) */
+  dedupeMs: number;
 }
 /** One call's shared part: its clock reading and the headers made so far (most are alike). */
 export interface PrepareContext {
@@ -104,11 +112,15 @@ export function prepareMessage(
     attempts,
     backoff,
     name: jobName,
+    dedupeMs,
     ...rest
   } = checkObject(name('options'), options);
   rejectUnknown(field, rest);
   const due = checkDue(delay, runAt, name);
   const callerId = id === undefined ? '' : checkId(name('id'), id);
+  const window = dedupeMs === undefined ? 0 : checkWindow(name('dedupeMs'), dedupeMs);
+  if (window > 0 && !callerId)
+    throw errors.invalidOption(name('dedupeMs'), 'needs an id: a window is kept per caller id');
   let target: number;
   if (group !== undefined) target = checkGroup(name('group'), group, config.groups);
   else if (key !== undefined) {
@@ -142,8 +154,25 @@ export function prepareMessage(
   if (jobName !== undefined) header += tagsOf({ name: checkName(name('name'), jobName) });
   const record = recordOf(header, stored);
   const bytes = Buffer.byteLength(header) + 1 + stored.bytes;
-  const prepared = { group: target, callerId, due, priority: checkedPriority, record, bytes };
+  const prepared = {
+    group: target,
+    callerId,
+    due,
+    priority: checkedPriority,
+    record,
+    bytes,
+    dedupeMs: window,
+  };
   if (bytes <= SPILL_BYTES) return prepared;
   const spilled = spill(header, record, bytes);
   return { ...prepared, record: spilled.stub, bytes: spilled.stub.length, spill: spilled.spill };
+}
+
+/** A dedupe window: ms, or a duration like '10m' (at most 100 years, like a delay). */
+function checkWindow(field: string, value: unknown): number {
+  if (typeof value === 'string') return parseDuration(value, field);
+  if (typeof value !== 'number') {
+    throw errors.invalidOption(field, "must be a number of ms or a duration like '10m'", value);
+  }
+  return checkDuration(field, value);
 }

@@ -19,9 +19,11 @@
 //   5 the fin stream is the group's event stream (lua/events.lua): an entry per call and type
 //     of event, marked by a first field that is not valid UTF-8; format-4 entries (id → done |
 //     dead) read as before. Older code would take the new entries' fields for ids
+//   6 dedupe windows: `{<prefix>:<g>}:dedupe`, caller id → when its window ends (lua/dedupe.lua).
+//     Older code would add an id again inside its window
 import { errors } from '../base/errors.js';
 
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 
 export const formatKey = (prefix: string): string => `${prefix}:format`;
 

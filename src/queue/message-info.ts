@@ -43,6 +43,8 @@ export interface MessageInfo {
   resultBytes?: number;
   /** done: false when its body (over 64 KiB) was not kept; body is then null */
   bodyKept?: false;
+  /** when its id's dedupe window ends (epoch ms, Redis clock), while one is open */
+  dedupeUntil?: number;
 }
 
 /** The header (and tags) of a stub whose body key is gone, as a record of its own. */
@@ -70,7 +72,8 @@ export function messageInfo(
   reply: (Buffer | number | null)[],
   rawHeader: string,
 ): MessageInfo {
-  const [state, record, failed, lastError, deadReason, dueMs, score, priority, entry] = reply;
+  const [state, record, failed, lastError, deadReason, dueMs, score, priority, entry, window] =
+    reply;
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
   const raw = Buffer.from(`${rawHeader}r`);
@@ -99,6 +102,7 @@ export function messageInfo(
     lastError: text(lastError),
     deadReason: text(deadReason),
   };
+  if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
   if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
     info.bodyKept = false;
   }

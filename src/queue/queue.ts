@@ -3,7 +3,6 @@
 // built on. Each state change is one Lua script call on one group's hash slot.
 
 import { errors } from '../base/errors.js';
-import { homeGroup } from '../base/keys.js';
 import { connect, isCluster, type RedisClient } from '../redis/connection.js';
 import type { MultiGroupScriptName, ScriptName } from '../redis/scripts.js';
 import {
@@ -27,6 +26,7 @@ import { type GroupCounts, groupCounts } from './counts.js';
 import { DeadLetters, type ReadSpillStart } from './dead-letters.js';
 import type { QueueEvent } from './events/event.js';
 import { type EventsOptions, readEvents } from './events/reader.js';
+import { onFirstGroup } from './first-group.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
 import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
@@ -34,9 +34,9 @@ import { Waiters } from './history/waiters.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
 import { type MessageInfo, messageInfo } from './message-info.js';
-import { checkGroup, checkLookupId, checkObject, rejectUnknown } from './options.js';
+import { checkGroup, checkObject, rejectUnknown } from './options.js';
 import { RateLimits } from './ratelimit/buckets.js';
-import { type Body, headerOf, textOf } from './record.js';
+import { type Body, headerOf } from './record.js';
 import { Schedules } from './schedules/schedules.js';
 import { type Unspill, unspill, unspillStart } from './spill.js';
 
@@ -173,7 +173,7 @@ export class Queue {
 
   /** Removes a delayed or ready message; false when unknown, running or dead. */
   async cancel(id: string | Buffer, options?: { group?: number }): Promise<boolean> {
-    return this.#onFirstGroup(id, options, (group, key) =>
+    return onFirstGroup(this.config.groups, id, options, (group, key) =>
       this.run('cancel', group, [key, this.config.events ? '1' : '']).then(Boolean),
     );
   }
@@ -188,7 +188,7 @@ export class Queue {
     if (delay === undefined && runAt === undefined)
       throw errors.invalidOption('delay', 'give delay or runAt');
     const when = dueArgument(delay, runAt);
-    return this.#onFirstGroup(id, { group }, (g, key) =>
+    return onFirstGroup(this.config.groups, id, { group }, (g, key) =>
       this.run('reschedule', g, [
         this.config.unitMs,
         key,
@@ -200,7 +200,7 @@ export class Queue {
 
   async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo | null> {
     let found: MessageInfo | null = null;
-    await this.#onFirstGroup(id, options, async (group, key) => {
+    await onFirstGroup(this.config.groups, id, options, async (group, key) => {
       const ageMs = this.config.keepDone?.ageMs ?? 0;
       const args = [this.config.unitMs, key, ageMs];
       const reply = (await this.#runBuffer('inspect', group, args)) as (Buffer | number | null)[];
@@ -210,6 +210,23 @@ export class Queue {
       return true;
     });
     return found;
+  }
+
+  /**
+   * When the dedupe window of a caller id ends (epoch ms, Redis clock), or null when none is
+   * open; also for an id whose message is gone (done and no longer kept).
+   */
+  async dedupeUntil(id: string, options?: { group?: number }): Promise<number | null> {
+    let until: number | null = null;
+    await onFirstGroup(this.config.groups, id, options, async (group, key) => {
+      const args = [this.config.unitMs, key, 0];
+      const reply = (await this.run('inspect', group, args)) as unknown[];
+      const window = reply[0] ? reply[9] : reply[1];
+      if (window === null || window === undefined) return false;
+      until = Number(window);
+      return true;
+    });
+    return until;
   }
 
   /**
@@ -341,20 +358,5 @@ export class Queue {
         : [checkGroup('group', group, this.config.groups)];
     const changed = await Promise.all(groups.map((g) => this.run('pause', g, [state])));
     return groups.filter((_, i) => changed[i] === 1);
-  }
-
-  /** Tries the id's home group first, then every other group at once. */
-  async #onFirstGroup(
-    id: string | Buffer,
-    options: { group?: unknown } | undefined,
-    attempt: (group: number, key: string | Buffer) => Promise<boolean>,
-  ): Promise<boolean> {
-    const key = checkLookupId('id', id);
-    const named = options?.group;
-    if (named !== undefined) return attempt(checkGroup('group', named, this.config.groups), key);
-    const home = homeGroup(typeof key === 'string' ? key : textOf(key), this.config.groups);
-    if (await attempt(home, key)) return true;
-    const others = this.#scripts.keys.map((_, g) => g).filter((g) => g !== home);
-    return (await Promise.all(others.map((g) => attempt(g, key)))).some(Boolean);
   }
 }

@@ -1,6 +1,6 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
-// events.lua and history.lua are put in front of each group script (they all take one group's keys); the
+// events.lua, history.lua and dedupe.lua are put in front of each group script (they all take one group's keys); the
 // multi-group scripts have only args.lua and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
 // when the cache is empty).
 import { readFileSync } from 'node:fs';
@@ -62,7 +62,8 @@ function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
     const lib = `${read('args')}
 ${read('lib')}
 ${read('events')}
-${read('history')}`;
+${read('history')}
+${read('dedupe')}`;
     // The schedule scripts share helpers of their own too (schedule-lib.lua).
     const scheduleLib = read('schedule-lib');
     const prelude = (name: string) =>

@@ -26,21 +26,36 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
   const lease = ['$tok', '1', '$id'];
   const table: Record<string, { valid: Args; bad: Case[] }> = {
     add: {
-      valid: ['1', '', '1', '0', '0', '0', '', 'args-new', '', '|0|3|f1000|sbody'],
+      valid: ['1', '', '1', '0', '0', '0', '', '0', 'args-new', '', '|0|3|f1000|sbody'],
       bad: [
-        ['unit not 1, 10 or 1000', set(['1', '', '1', '0', '0', '0', '', 'n', '', 'r'], 1, '7')],
-        ['a count not a number', ['1', '', 'x', '0', '0', '0', '', 'n', '', 'r']],
-        ['a negative count', ['1', '', '-1', '0', '0', '0', '', 'n', '', 'r']],
-        ['a count larger than the messages sent', ['1', '', '2', '0', '0', '0', '', 'n', '', 'r']],
-        ['a huge count', ['1', '', HUGE, '0', '0', '0', '', 'n', '', 'r']],
-        ['spilled messages that are not there', ['1', '', '1', '0', '0', '1', '', 'n', '', 'r']],
-        ['an empty id', ['1', '', '1', '0', '0', '0', '', '', '', 'r']],
-        ['a score not a number', ['1', '', '1', '0', '0', '0', '', 'n', 'soon', 'r']],
-        ['a priority not a number', ['1', '', '1', '0', '0', '0', '', 'n', '', 'r', 'n', 'high']],
-        ['a priority without its id', ['1', '', '1', '0', '0', '0', '', 'n', '', 'r', 'n']],
-        ['the record missing', ['1', '', '1', '0', '0', '0', '', 'n', '']],
+        [
+          'unit not 1, 10 or 1000',
+          set(['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r'], 1, '7'),
+        ],
+        ['a count not a number', ['1', '', 'x', '0', '0', '0', '', '0', 'n', '', 'r']],
+        ['a negative count', ['1', '', '-1', '0', '0', '0', '', '0', 'n', '', 'r']],
+        [
+          'a count larger than the messages sent',
+          ['1', '', '2', '0', '0', '0', '', '0', 'n', '', 'r'],
+        ],
+        ['a huge count', ['1', '', HUGE, '0', '0', '0', '', '0', 'n', '', 'r']],
+        [
+          'spilled messages that are not there',
+          ['1', '', '1', '0', '0', '1', '', '0', 'n', '', 'r'],
+        ],
+        ['an empty id', ['1', '', '1', '0', '0', '0', '', '0', '', '', 'r']],
+        ['a score not a number', ['1', '', '1', '0', '0', '0', '', '0', 'n', 'soon', 'r']],
+        [
+          'a priority not a number',
+          ['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r', 'n', 'high'],
+        ],
+        ['a priority without its id', ['1', '', '1', '0', '0', '0', '', '0', 'n', '', 'r', 'n']],
+        ['the record missing', ['1', '', '1', '0', '0', '0', '', '0', 'n', '']],
         ['nothing at all', []],
-        ['an events flag not 1 or empty', ['1', '', '1', '0', '0', '0', 'on', 'n', '', 'r']],
+        ['an events flag not 1 or empty', ['1', '', '1', '0', '0', '0', 'on', '0', 'n', '', 'r']],
+        ['more dedupe windows than messages', ['1', '', '0', '1', '0', '0', '', '2', 'n', '', 'r']],
+        ['a dedupe window of 0 ms', ['1', '', '0', '1', '0', '0', '', '1', 'n', '', 'r', 'n', '0']],
+        ['a dedupe window missing', ['1', '', '0', '1', '0', '0', '', '1', 'n', '', 'r']],
       ],
     },
     claim: {

@@ -40,7 +40,10 @@ export interface ListPage {
   cursor: string | null;
 }
 
-/** Entries one group's call looks at when an id prefix filters them (see list.lua's SCAN). */
+/**
+ * Entries a page looks at when an id prefix filters them, shared by the groups it reads (each
+ * at least the page's limit): a filtered page costs about what a page of 2,000 costs.
+ */
 export const PREFIX_SCAN = 2000;
 const MAX_LIMIT = 500;
 
@@ -79,8 +82,8 @@ export class Browser {
   /**
    * A page of `state`, in its order (delayed: by due time; ready: by priority and due time, then
    * the due ones of priority 0; active: by lease end; done: by finish; dead: by death), each
-   * group merged into one order by that time. With a prefix each group looks at no more than
-   * PREFIX_SCAN entries a page: a page can then hold fewer items than its limit (even none) and
+   * group merged into one order by that time. With a prefix a page looks at about PREFIX_SCAN
+   * entries over its groups: a page can then hold fewer items than its limit (even none) and
    * still have a cursor; follow it until it is null.
    */
   async list(state: ListState, options: ListOptions = {}): Promise<ListPage> {
@@ -98,7 +101,7 @@ export class Browser {
         : [checkGroup('group', group, this.#config.groups)];
     const after =
       cursor === undefined ? null : decodeListCursor(cursor, state, this.#config.groups);
-    const budget = prefix === '' ? count : Math.max(count, PREFIX_SCAN);
+    const budget = prefix === '' ? count : Math.max(count, Math.ceil(PREFIX_SCAN / groups.length));
     const parts = await Promise.all(
       groups.map((g) => this.#part(state, g, count, budget, prefix, after)),
     );
