@@ -1,8 +1,8 @@
 /**
  * README guarantees that had no test of their own (README, Guarantees): the text order of
  * caller ids due in the same millisecond, a leased-ahead message that cannot be cancelled and
- * says so, a resent add whose message was handled running again under its id, and the 5,000
- * ids one claim promotes at most. Each on a private redis-server, each with a prefix of its own.
+ * says so, a resent add whose message was handled running again under its id, the 5,000
+ * ids one claim promotes at most, and the 1 MiB a dead-letter page reads at most. Each on a private redis-server, each with a prefix of its own.
  */
 import { describe, expect, it } from 'vitest';
 import { groupKeys } from '../src/base/keys.js';
@@ -102,5 +102,38 @@ describe('bounded calls', () => {
     expect(await sizes()).toEqual([total - 5000, 4999]);
     expect(await q.claim(0, 1)).toHaveLength(1);
     expect(await sizes()).toEqual([0, total - 2]);
+  });
+});
+
+describe('a dead-letter page', () => {
+  it('reads at most 1 MiB of records a call, however big the letters; the list still has them all', async () => {
+    const q = await redis.queue({ groups: 1 });
+    // 40 KiB records stay in the msg hash; 200 KiB ones are spilled to keys of their own
+    // (their real size counts all the same).
+    const sizes = [...Array(40).fill(40 * 1024), ...Array(10).fill(200 * 1024)] as number[];
+    const ids = await q.addBulk(sizes.map((n) => ({ body: 'x'.repeat(n) })));
+    const leased = await claimAtLeast(q, 0, ids.length);
+    for (const message of leased) await q.fail(message, new Error('dies'), { retry: false });
+    const MiB = 1024 * 1024;
+    // One script call, as the library makes it: count 500, budget 1 MiB, whole records.
+    const pageBytes: number[] = [];
+    let rank = 0;
+    for (;;) {
+      const flat = (await q.run('dead-list', 0, [500, MiB, 0, 'rank', rank])) as unknown[];
+      if (flat.length === 0) break;
+      let bytes = 0;
+      for (let i = 0; i < flat.length; i += 7) bytes += Number(flat[i + 6]);
+      pageBytes.push(bytes);
+      rank += flat.length / 7;
+    }
+    expect(rank).toBe(ids.length);
+    // A page stops once it passed the budget: at most 1 MiB plus the letter that passed it.
+    for (const bytes of pageBytes) expect(bytes).toBeLessThanOrEqual(MiB + 200 * 1024 + 100);
+    expect(pageBytes.length).toBeGreaterThanOrEqual(Math.ceil((40 * 40 + 10 * 200) / 1024 / 1.2));
+    const listed = await q.deadLetters.list({ group: 0, limit: 100 });
+    expect(listed.map((l) => l.id).sort()).toEqual([...ids].sort());
+    expect(listed.map((l) => String(l.body).length).sort((a, b) => a - b)).toEqual(
+      [...sizes].sort((a, b) => a - b),
+    );
   });
 });

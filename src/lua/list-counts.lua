@@ -6,6 +6,9 @@
 --   trimming has not reached yet are not counted, as list.lua skips them
 -- Returns { delayed, ready, active, done, dead }: ready counts the due ones
 -- waiting in the delayed set too (priority 0 ones wait there).
+argCount(2)
+argUnit(1)
+argInt(2, "the kept history's age limit in ms", 0)
 local now = nowMs()
 local dueWaiting = redis.call('ZCOUNT', delayedKey, '-inf', now / tonumber(ARGV[1]))
 local ageMs = tonumber(ARGV[2]) or 0

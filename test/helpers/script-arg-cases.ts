@@ -172,6 +172,7 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ],
       ],
     },
+    'list-counts': { valid: ['1', '0'], bad: [] },
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
     'intake-alive': {
@@ -210,6 +211,7 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-take': [2, 3, 4, 5, 6],
     'ratelimit-list': [2],
     list: [1, 3, 4, 6, 7],
+    'list-counts': [1, 2],
   };
   const words: Record<string, [number, string][]> = {
     claim: [

@@ -9,8 +9,12 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 
 export interface CutProxy {
   url: string;
-  /** the next reply to a command whose name starts with `command` ("eval": EVAL, EVALSHA) is lost */
-  cutReplyTo(command: string): void;
+  /**
+   * The next reply to a command whose name starts with `command` ("eval": EVAL, EVALSHA) is
+   * lost. The connection closes at once, or after `closeAfterMs` (replies dropped meanwhile):
+   * long enough for a client's command timeout to fail the call before it can resend it.
+   */
+  cutReplyTo(command: string, closeAfterMs?: number): void;
   /** replies lost so far */
   cuts(): number;
   close(): Promise<void>;
@@ -18,12 +22,14 @@ export interface CutProxy {
 
 export async function startCutProxy(redisPort: number): Promise<CutProxy> {
   let armed: string | null = null;
+  let closeAfter = 0;
   let cuts = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(redisPort, '127.0.0.1');
     sockets.add(client).add(upstream);
     let cutNext = false;
+    let dropping = false;
     client.on('data', (chunk: Buffer) => {
       // The command name comes as a RESP bulk string right after a line end.
       if (armed && chunk.toString('latin1').toLowerCase().includes(`\r\n${armed}`)) {
@@ -33,13 +39,17 @@ export async function startCutProxy(redisPort: number): Promise<CutProxy> {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (dropping) return;
       if (!cutNext) {
         client.write(chunk);
         return;
       }
       cuts++;
-      client.destroy();
-      upstream.destroy();
+      dropping = true;
+      setTimeout(() => {
+        client.destroy();
+        upstream.destroy();
+      }, closeAfter);
     });
     const end = () => {
       client.destroy();
@@ -54,8 +64,9 @@ export async function startCutProxy(redisPort: number): Promise<CutProxy> {
   const { port } = server.address() as { port: number };
   return {
     url: `redis://127.0.0.1:${port}`,
-    cutReplyTo: (command) => {
+    cutReplyTo: (command, closeAfterMs = 0) => {
       armed = command.toLowerCase();
+      closeAfter = closeAfterMs;
     },
     cuts: () => cuts,
     close: async () => {
