@@ -149,6 +149,19 @@ describe('each state', () => {
     expect((await queue.list('ready')).items).toEqual([]);
   });
 
+  it('hides done jobs past the kept age, as get() does, in the page and the counts', async () => {
+    const queue = await redis.queue({ groups: 1, keepDone: { count: 100, ageMs: 400 } });
+    await queue.addBulk([{ body: 'old' }, { body: 'older' }]);
+    await queue.ack(await claimAtLeast(queue, 0, 2));
+    expect((await queue.list('done')).items).toHaveLength(2);
+    expect((await queue.listCounts()).done).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Nothing acked since, so the trimming has not run: the entries are still stored.
+    expect(await redis.plain.zcard(`{${queue.config.prefix}:0}:done`)).toBe(2);
+    expect((await queue.list('done')).items).toEqual([]);
+    expect(await queue.listCounts()).toEqual({ delayed: 0, ready: 0, active: 0, done: 0, dead: 0 });
+  });
+
   it('shows raw members other programs ZADD, binary ones and huge bodies by their start', async () => {
     const queue = await redis.queue({ groups: 1 });
     const [delayedKey] = groupKeys(queue.config.prefix, 0);
