@@ -17,6 +17,7 @@ import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
 import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
+import { PauseWindows } from './pause-windows.js';
 import { type ActorState, StatBlock } from './stat-block.js';
 import { every, later } from './timers.js';
 import type { Waker } from './waker.js';
@@ -53,6 +54,7 @@ export class Actor {
   #ackTimer: NodeJS.Timeout | undefined;
   readonly #errors: NoteRate;
   #resume: () => void = () => undefined;
+  readonly #pauses = new PauseWindows();
 
   constructor(
     settings: ActorSettings,
@@ -76,6 +78,7 @@ export class Actor {
       stats,
       errors: this.#errors,
       now: () => this.#clock.now(),
+      pauses: this.#pauses,
       ended: () => this.#ended(),
     });
     this.#limits = new ActorLimits({
@@ -180,7 +183,12 @@ export class Actor {
   }
 
   async #run(): Promise<void> {
-    if (this.#settings.paused) await this.#waitForResume();
+    if (this.#settings.paused) {
+      // Started paused: what fell due meanwhile is late from the resume.
+      this.#pauses.paused(this.#redisNow());
+      await this.#waitForResume();
+      this.#pauses.resumed(this.#redisNow());
+    }
     let errorPause = ERROR_PAUSE_MS;
     while (this.#state === 'running' || this.#state === 'paused') {
       const room = this.#settings.concurrency - this.#jobs.size;
@@ -203,6 +211,8 @@ export class Actor {
       }
       errorPause = ERROR_PAUSE_MS;
       const admitted = await this.#limits.admit(polled.messages, max);
+      if (polled.paused) this.#pauses.paused(polled.now);
+      else this.#pauses.resumed(polled.now);
       if (polled.paused !== (this.#state === 'paused')) {
         this.#state = polled.paused ? 'paused' : 'running';
         this.#log.info({ event: this.#state }, polled.paused ? 'group paused' : 'group resumed');

@@ -3,6 +3,7 @@
 // with the next poll), failed (retried or dead-lettered), or handed back at
 // shutdown. Leases are renewed a third of the way through, and a handler over
 // its time limit is failed and told to stop.
+
 import { performance } from 'node:perf_hooks';
 import type { Message } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
@@ -10,6 +11,7 @@ import type { ActorSettings, Handler } from './actor-types.js';
 import { type Entry, InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { NoteRate } from './note-rate.js';
+import type { PauseWindows } from './pause-windows.js';
 import { StartTimer } from './start-timer.js';
 import type { StatBlock } from './stat-block.js';
 
@@ -25,6 +27,8 @@ export interface JobsParts {
   errors: NoteRate;
   /** Redis ms now, on the actor's clock */
   now(): number;
+  /** when the group or launcher was paused: lateness leaves that time out */
+  pauses: PauseWindows;
   /** a handler ended (the actor decides when to ack) */
   ended(): void;
 }
@@ -139,7 +143,7 @@ export class Jobs {
   // The hot path: a handler that returns at once costs no promise at all.
   #run(entry: Entry, now: number): void {
     const message = entry.message;
-    const lateMs = now - message.dueAt;
+    const lateMs = this.#parts.pauses.lateness(message.dueAt, now);
     this.#parts.stats.lateness.record(lateMs);
     const context = this.#inFlight.start(entry, lateMs);
     // A trace of every job at debug (`skyq logs --job ID`); the check spares the hot path
