@@ -2,7 +2,7 @@
 // (stop claiming, finish or hand back in-flight work); a second exits now.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
-import { parseKeepDone } from '../queue/history/retention.js';
+import { parseKeepDead, parseKeepDone } from '../queue/history/retention.js';
 import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/ratelimit/spec.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
@@ -37,6 +37,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   rateLimit: string[];
   actorNice: string;
   events?: boolean;
+  keepDead?: string;
 }
 
 const collect = (value: string, earlier: string[]) => [...earlier, value];
@@ -58,6 +59,10 @@ export function registerStart(program: Command): void {
     .option(
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
+    )
+    .option(
+      '--keep-dead <count,age>',
+      'dead letters kept per group, e.g. 10000,24h or ,7d (default: all, until purged)',
     )
     .option(
       '--rate-limit <rate>',
@@ -114,6 +119,7 @@ export function registerStart(program: Command): void {
         ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
         ...(rateLimit ? { rateLimit } : {}),
         ...(flags.events ? { events: true } : {}),
+        ...(flags.keepDead !== undefined ? { keepDead: keepDeadFlag(flags.keepDead) } : {}),
       };
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
@@ -153,6 +159,11 @@ export function registerStart(program: Command): void {
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
     });
+}
+
+/** --keep-dead 10000,24h: false when it keeps them all (until purged). */
+function keepDeadFlag(text: string): { count: number; ageMs: number } | false {
+  return parseKeepDead(text, (age) => parseDuration(age, 'keep-dead')) ?? false;
 }
 
 /** --keep-done 1000,1h: false when it keeps nothing. */

@@ -8,13 +8,18 @@
 -- ARGV[6] reason when dead at once ('' = the default)
 -- ARGV[7] default backoff cap in ms (records may carry their own)
 -- ARGV[8] events flag ('1' on: events.lua)
+-- ARGV[9] dead letters' retention (keepDead): "<count>:<age ms>" (0: no limit of that
+--   kind), '' keeps them until purged; a death trims at most 1 + TRIM_SLACK (history.lua)
 -- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
-argCount(8)
+argCount(9)
 local unit, id = argUnit(1), ARGV[3] -- any bytes: a raw member's id is the member
 argText(2, 'lease token')
 argOneOf(5, 'mode', { 'retry', 'dead' })
 argInt(7, 'default backoff cap in ms', 0)
 argOneOf(8, 'events flag', { '1', '' })
+if ARGV[9] ~= '' and not string.match(ARGV[9], '^%d+:%d+$') then
+  refuse(9, "dead letters' retention must be '<count>:<age ms>' or ''")
+end
 setEvents(ARGV[8])
 local lease = redis.call('HGET', dueKey, id)
 local suffix = '/' .. ARGV[2]
@@ -40,6 +45,7 @@ if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
   publish('dead', { id }, { nameOf(rec) }, reason)
+  trimDead(ARGV[9], now, 1 + TRIM_SLACK)
   return 'dead'
 end
 local backoff = tonumber(delay)

@@ -70,6 +70,31 @@ local function trimHistory(retention, now, budget)
   return #old
 end
 
+-- Dead letters past their retention (keepDead, "<count>:<age ms>", 0 no limit of that
+-- kind; '' keeps them until purged): forget at most `budget` of the oldest.
+local function trimDead(spec, now, budget)
+  local count, age = string.match(spec or '', '^(%d+):(%d+)$')
+  if not count then
+    return 0
+  end
+  count, age = tonumber(count), tonumber(age)
+  local excess, aged = 0, 0
+  if count > 0 then
+    excess = redis.call('ZCARD', deadKey) - count
+  end
+  if age > 0 then
+    aged = redis.call('ZCOUNT', deadKey, '-inf', '(' .. (now - age))
+  end
+  local n = math.min(budget, math.max(excess, aged))
+  if n <= 0 then
+    return 0
+  end
+  local old = redis.call('ZRANGE', deadKey, 0, n - 1)
+  bulk('ZREM', deadKey, old)
+  forget(old)
+  return #old
+end
+
 -- Ack: finish the messages whose lease the caller still holds. ARGV[first] is
 -- the retention ('' keeps nothing), ARGV[first + 1] the events flag (events.lua),
 -- ARGV[first + 2] how many lease arguments follow (token, count, ids...), then,

@@ -2,6 +2,7 @@
 import { errors } from '../base/errors.js';
 import { type ConnectionOptions, withoutConnectionOptions } from '../redis/connection.js';
 import {
+  checkKeepDead,
   checkKeepDone,
   DEFAULT_RESULT_MAX_BYTES,
   type KeepDoneOption,
@@ -36,6 +37,11 @@ export interface QueueOptions extends ConnectionOptions {
   connectionName?: string;
   /** finished jobs kept per group, with results (default 1,000 for 1 hour; false: none) */
   keepDone?: KeepDoneOption;
+  /**
+   * dead letters kept per group: the newest `count`, each for at most `ageMs` (default: every
+   * one until purged); trimmed a few at a time as new ones die
+   */
+  keepDead?: Partial<Retention> | false;
   /** largest result kept; bigger ones are recorded as truncated, with their size (64 KiB) */
   resultMaxBytes?: number;
   /** warn (once per server) when Redis's maxmemory-policy can delete messages (default true) */
@@ -57,6 +63,8 @@ export interface QueueConfig {
   backoff: Backoff;
   /** null: finished jobs are forgotten at once */
   keepDone: Retention | null;
+  /** null: dead letters stay until purged */
+  keepDead: Retention | null;
   resultMaxBytes: number;
   warnEviction: boolean;
   events: boolean;
@@ -72,6 +80,7 @@ export function queueConfig(options: unknown): QueueConfig {
     backoff = { type: 'exponential', delay: 1000 },
     connectionName: _connectionName,
     keepDone,
+    keepDead,
     resultMaxBytes = DEFAULT_RESULT_MAX_BYTES,
     warnEviction = true,
     events = false,
@@ -97,6 +106,7 @@ export function queueConfig(options: unknown): QueueConfig {
     attempts: checkInteger('attempts', attempts, 1, 1000),
     backoff: checkBackoff('backoff', backoff),
     keepDone: checkKeepDone(keepDone),
+    keepDead: checkKeepDead(keepDead),
     resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
     warnEviction: checkBoolean('warnEviction', warnEviction),
     events: checkBoolean('events', events),

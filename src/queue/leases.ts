@@ -144,6 +144,7 @@ export class Leases {
       reason,
       cap,
       events,
+      retentionArg(this.#config.keepDead),
     ];
     return this.#run('fail', group, args) as Promise<Outcome>;
   }

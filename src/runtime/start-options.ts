@@ -188,6 +188,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
     attempts,
     backoff,
     keepDone,
+    keepDead,
     resultMaxBytes,
     events,
   } = options;
@@ -204,6 +205,7 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       attempts,
       backoff,
       keepDone,
+      keepDead,
       resultMaxBytes,
       events,
     }).filter(([, v]) => v !== undefined),

@@ -80,8 +80,13 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     fail: {
-      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', ''],
-      bad: [],
+      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', ''],
+      bad: [
+        [
+          'a malformed dead-letter retention',
+          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', 'ever'],
+        ],
+      ],
     },
     extend: {
       valid: ['30000', ...lease],

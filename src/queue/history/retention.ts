@@ -53,3 +53,32 @@ export function parseKeepDone(
   }
   return checkKeepDone(retention);
 }
+
+/**
+ * Dead letters' own retention (keepDead): a count, an age, or both; undefined or false keeps
+ * them until purged (as before keepDead). 0 in either means no limit of that kind.
+ */
+export function checkKeepDead(value: unknown): Retention | null {
+  if (value === undefined || value === false) return null;
+  const { count = 0, ageMs = 0, ...rest } = checkObject('keepDead', value);
+  rejectUnknown('keepDead.', rest);
+  const retention = {
+    count: checkInteger('keepDead.count', count, 0, 10_000_000),
+    ageMs: checkDuration('keepDead.ageMs', ageMs),
+  };
+  return retention.count === 0 && retention.ageMs === 0 ? null : retention;
+}
+
+/** `skyq start --keep-dead 10000,7d`-like text: "<count>[,<age>]" or ",<age>"; off keeps all. */
+export function parseKeepDead(
+  text: string,
+  parseDuration: (text: string) => number,
+): Retention | null {
+  if (text === 'false' || text === 'off') return null;
+  const [count, age, ...more] = text.split(',');
+  const retention = { count: count ? Number(count) : 0, ageMs: age ? parseDuration(age) : 0 };
+  if (more.length > 0 || !Number.isInteger(retention.count) || retention.count < 0) {
+    throw errors.invalidOption('keep-dead', 'must be <count>[,<age>], like 10000,24h', text);
+  }
+  return checkKeepDead(retention);
+}
