@@ -8,12 +8,18 @@
 -- ARGV[4] the digest the consumer computed the next time under
 -- ARGV[5] next occurrence's grid ms ('' = none: the schedule ends)
 -- ARGV[6] the occurrences' priority
--- Returns { 'advanced' | 'stale' | 'gone', state JSON or '' }
-argCount(6)
+-- ARGV[7] 'orphan' for a repair (src/runtime/schedule-repair.ts): advance only when the
+--   occurrence is no longer waiting or leased (a dead letter by lease expiry before it
+--   started, a cancel), which no consumer will ever advance from; else absent
+-- Returns { 'advanced' | 'stale' | 'gone' | 'pending', state JSON or '' }
+argCount(6, 7)
 local unit, id, at = argUnit(1), argText(2, 'schedule id'), argInt(3, "the occurrence's grid ms", 0)
 argText(4, 'digest')
 argOptionalInt(5, "next occurrence's grid ms", 0)
 argInt(6, "the occurrences' priority", 0, 1000000)
+if #ARGV == 7 then
+  argOneOf(7, 'repair mode', { 'orphan' })
+end
 local stateField = 's:' .. id
 local text = redis.call('HGET', schedulesKey, stateField)
 if not text then
@@ -22,6 +28,12 @@ end
 local state = cjson.decode(text)
 if state.digest ~= ARGV[4] or state.next ~= at then
   return { 'stale', text }
+end
+if ARGV[7] == 'orphan' then
+  local occ = occurrenceId(id, at)
+  if redis.call('ZSCORE', delayedKey, occ) or redis.call('HEXISTS', dueKey, occ) == 1 then
+    return { 'pending', text }
+  end
 end
 state.count = (state.count or 0) + 1
 state.last = at

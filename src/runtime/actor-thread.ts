@@ -10,6 +10,7 @@ import { Actor, type ActorSettings, type Handler } from './actor.js';
 import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
 import { actorLogFile, fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
+import { startScheduleRepair } from './schedule-repair.js';
 import { StatBlock } from './stat-block.js';
 import { lowerThreadPriority } from './thread-priority.js';
 import { Waker } from './waker.js';
@@ -77,10 +78,12 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
       },
       { heartbeatMs: OUTAGE_HEARTBEAT_MS },
     );
+    const stopRepair = startScheduleRepair(queue, group, logger);
     const api = actor.api();
     const drain = api.drain;
     // Closing connections and flushing the log belong to the drain the launcher asks for.
     api.drain = async (graceMs) => {
+      stopRepair();
       const result = await drain(graceMs);
       outage.stop();
       waker.close();

@@ -31,8 +31,14 @@ export interface ScheduleParts {
 /** What a consumer does with an occurrence it got (see Jobs). */
 export interface Advance {
   run: boolean;
-  outcome: 'advanced' | 'stale' | 'gone';
+  outcome: 'advanced' | 'stale' | 'gone' | 'pending';
 }
+
+/**
+ * A repair looks only at occurrences due at least this long ago: one due just now is most
+ * likely with its consumer, about to advance it (the script checks anyway).
+ */
+const REPAIR_AFTER_MS = 1000;
 
 export class Schedules {
   readonly #parts: ScheduleParts;
@@ -132,6 +138,36 @@ export class Schedules {
       state.priority,
     ])) as [Advance['outcome'], string];
     return { run: outcome !== 'advanced' || planned.run, outcome };
+  }
+
+  /**
+   * Schedules of `group` whose pending occurrence is gone without having advanced them (it
+   * became a dead letter by lease expiry before it started, or was cancelled): each gets its
+   * next occurrence, by the same compare-and-set as advance(), so exactly once whoever
+   * repairs at the same time. Returns the ids repaired.
+   */
+  async repair(group: number): Promise<string[]> {
+    const { config, run, now } = this.#parts;
+    const texts = (await run('schedule-list', group, [''])) as string[];
+    if (texts.length === 0) return [];
+    const current = Math.round(await now(group));
+    const repaired: string[] = [];
+    for (const text of texts) {
+      const state = JSON.parse(text) as ScheduleState;
+      if (typeof state.next !== 'number' || state.next > current - REPAIR_AFTER_MS) continue;
+      const planned = step(state, state.next, current);
+      const [outcome] = (await run('schedule-advance', group, [
+        config.unitMs,
+        state.id,
+        state.next,
+        state.digest,
+        planned.next === null ? '' : planned.next,
+        state.priority,
+        'orphan',
+      ])) as [Advance['outcome'], string];
+      if (outcome === 'advanced') repaired.push(state.id);
+    }
+    return repaired;
   }
 
   /** The id's home group first (where a schedule without group or key lives), then the rest. */
