@@ -18,7 +18,7 @@ import {
   removeTempDirs,
   spawnNode,
   tempDir,
-  waitFor,
+  untilStartReady,
 } from './helpers/runtime.js';
 
 afterAll(removeTempDirs);
@@ -26,17 +26,6 @@ afterAll(removeTempDirs);
 /** The compiled CLI run from `cwd` with nothing named and the embedded port set. */
 function cliIn(cwd: string, port: number, args: string[]): CliChild {
   return spawnNode(CLI, args, { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) }, [], cwd);
-}
-
-async function ready(run: CliChild): Promise<void> {
-  await waitFor(
-    'skyq start to be ready',
-    () => {
-      if (run.child.exitCode !== null) throw new Error(`start exited: ${run.stderr()}`);
-      return /actors ready/.test(run.stdout()) ? true : undefined;
-    },
-    30_000,
-  );
 }
 
 async function stop(run: CliChild): Promise<void> {
@@ -68,9 +57,9 @@ it('a second embedded port gets its own folder, password and AOF', async () => {
   const a = cliIn(cwd, first, ['start', '--groups', '1', '--log-dir', 'logs-a']);
   let b: CliChild | undefined;
   try {
-    await ready(a);
+    await untilStartReady(a);
     b = cliIn(cwd, second, ['start', '--groups', '1', '--log-dir', 'logs-b']);
-    await ready(b);
+    await untilStartReady(b);
     // Neither is the default port: each has a folder of its own under ./.skyq.
     const [dirA, dirB] = [join(cwd, '.skyq', String(first)), join(cwd, '.skyq', String(second))];
     expect(a.stdout()).toContain(`started a private redis-server there (pid`);
@@ -117,7 +106,7 @@ it('a ./.skyq an older skyq wrote for a non-default port keeps its data and pass
 
   const run = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs']);
   try {
-    await ready(run);
+    await untilStartReady(run);
     expect(run.stdout()).toContain(`data and password in ${legacy})`);
     expect(existsSync(join(legacy, String(port)))).toBe(false);
     const got = await finish(cliIn(cwd, port, ['get', id, '--groups', '1']));

@@ -16,6 +16,7 @@ import {
   removeTempDirs,
   spawnNode,
   tempDir,
+  untilStartReady,
   waitFor,
 } from './helpers/runtime.js';
 
@@ -39,15 +40,7 @@ function cliIn(cwd: string, port: number, args: string[]): CliChild {
   return spawnNode(CLI, args, env, [], cwd);
 }
 
-const ready = (run: CliChild) =>
-  waitFor(
-    'skyq start to be ready',
-    () => {
-      if (run.child.exitCode !== null) throw new Error(`start exited: ${run.stderr()}`);
-      return /actors ready/.test(run.stdout()) ? true : undefined;
-    },
-    30_000,
-  );
+const ready = (run: CliChild) => untilStartReady(run);
 
 /** The folder of the embedded server on a port other than the default: ./.skyq/<port>/. */
 const dataDir = (cwd: string, port: number) => join(cwd, '.skyq', String(port));

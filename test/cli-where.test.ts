@@ -13,7 +13,7 @@ import {
   runCli,
   spawnNode,
   tempDir,
-  waitFor,
+  untilStartReady,
 } from './helpers/runtime.js';
 
 let open: RedisServerHandle;
@@ -54,14 +54,7 @@ it('skyq start says plainly that it uses an existing Redis it did not start', as
   const cwd = tempDir('skyq-where-');
   const run = cliIn(cwd, open.port, ['start', '--groups', '1', '--log-dir', 'logs']);
   try {
-    await waitFor(
-      'skyq start to be ready',
-      () => {
-        if (run.child.exitCode !== null) throw new Error(`start exited: ${run.stderr()}`);
-        return /actors ready/.test(run.stdout()) ? true : undefined;
-      },
-      30_000,
-    );
+    await untilStartReady(run);
     expect(run.stdout()).toContain(
       `skyq: using the existing Redis at redis://127.0.0.1:${open.port} (it answered without a password; skyq did not start it)`,
     );

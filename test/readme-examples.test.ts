@@ -18,6 +18,7 @@ import {
   runCli,
   spawnNode,
   tempDir,
+  untilStartReady,
   waitFor,
 } from './helpers/runtime.js';
 
@@ -134,14 +135,7 @@ it("the README's connection to the embedded server works as written, from skyq s
   const env = { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port) };
   const start = spawnNode(CLI, ['start', '--log-dir', 'logs'], env, [], project);
   try {
-    await waitFor(
-      'skyq start to start its own server',
-      () => {
-        if (start.child.exitCode !== null) throw new Error(`start exited: ${start.stderr()}`);
-        return /actors ready/.test(start.stdout()) ? true : undefined;
-      },
-      30_000,
-    );
+    await untilStartReady(start);
     expect(start.stdout()).toContain('started a private redis-server there');
     const run = await finish(spawnNode(join(project, 'connect.mjs'), [], env, [], project));
     expect(run.stderr).toBe('');

@@ -124,6 +124,18 @@ export function spawnNode(
   return { child, stdout: () => out, stderr: () => err, done };
 }
 
+/** Waits until a running `skyq start` says its actors are ready; fails at once if it exited. */
+export async function untilStartReady(run: CliChild, what = 'skyq start'): Promise<void> {
+  await waitFor(
+    `${what} to be ready`,
+    () => {
+      if (run.child.exitCode !== null) throw new Error(`${what} exited: ${run.stderr()}`);
+      return /actors ready/.test(run.stdout()) ? true : undefined;
+    },
+    30_000,
+  );
+}
+
 /** Runs the CLI to the end with `input` on stdin; kills it after `timeoutMs`. */
 export function runCli(args: string[], input = '', timeoutMs = 20_000): Promise<CliResult> {
   return finish(spawnCli(args), input, timeoutMs);
