@@ -9,6 +9,7 @@ import { actorLatenessP99 } from './launcher-figures.js';
 import { diffFigures, type RedisFigures, redisFigures, sumFigures } from './measures.js';
 import {
   BENCH_HANDLER,
+  BENCH_NAMED_HANDLER,
   BENCH_POOL_HANDLER,
   IDLE_AFTER_READY_MS,
   measureIdle,
@@ -53,6 +54,8 @@ export interface SkyqRunOptions {
   coldStart?: boolean;
   /** measure the idle actors for this long, from 1 s after ready (0: only wait that second) */
   idleMs?: number;
+  /** name the jobs job.0 … job.<n−1> in turn, routed by a command table handler */
+  names?: number;
 }
 
 /**
@@ -98,7 +101,11 @@ export async function runSkyq(
   const startOptions: StartOptions = {
     ...where,
     groups,
-    handler: options.pool ? BENCH_POOL_HANDLER : BENCH_HANDLER,
+    handler: options.pool
+      ? BENCH_POOL_HANDLER
+      : options.names
+        ? BENCH_NAMED_HANDLER
+        : BENCH_HANDLER,
     logDir: logs.dir,
     ...history,
     ...definedOnly({
@@ -109,6 +116,9 @@ export async function runSkyq(
       actorNice: options.actorNice,
     }),
   };
+  // Names by the workload's own id, so each run names the same messages alike.
+  const nameOf = ({ id }: { id: string }) =>
+    options.names ? { name: `job.${Number(id) % options.names}` } : {};
   let launcher: Launcher | undefined;
   try {
     await queue.ready();
@@ -130,7 +140,10 @@ export async function runSkyq(
     await produce(workload, async (batch) => {
       const dues = tracker.adding(batch);
       const ids = await queue.addBulk(
-        batch.map((_, i) => ({ body, options: { runAt: dues[i] as number } })),
+        batch.map((_, i) => ({
+          body,
+          options: { runAt: dues[i] as number, ...nameOf(batch[i] as { id: string }) },
+        })),
       );
       tracker.added(batch);
       ids.forEach((id, i) => {

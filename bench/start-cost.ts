@@ -21,6 +21,8 @@ import { cpuSince, diffFigures, redisFigures } from './measures.js';
 
 /** The no-op handler that reports each start to the bench (see start-reporter.ts). */
 export const BENCH_HANDLER = new URL('./skyq-handler.js', import.meta.url).href;
+/** The same as a command table (named jobs: bench --names). */
+export const BENCH_NAMED_HANDLER = new URL('./skyq-named-handler.js', import.meta.url).href;
 /** The same for handlers on the piscina pool. */
 export const BENCH_POOL_HANDLER = new URL('./skyq-pool-handler.js', import.meta.url).href;
 

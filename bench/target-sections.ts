@@ -46,6 +46,8 @@ export interface Sizes {
   actorNice?: number;
   /** true: keepDone false in the consuming runs, to price the history default */
   noHistory?: boolean;
+  /** named jobs in the consuming runs: names job.0 … job.<n−1>, a command table handler */
+  names?: number;
 }
 
 export interface SectionOutcome {
@@ -71,7 +73,8 @@ function skyqRun(w: WorkloadOptions, sizes: Sizes, options: SkyqRunOptions = {})
   w.graceMs = sizes.graceSeconds * 1000;
   const nice = sizes.actorNice === undefined ? {} : { actorNice: sizes.actorNice };
   const history = sizes.noHistory ? { keepDone: false as const } : {};
-  return withServer((url) => runSkyq(url, w, { ...nice, ...history, ...options }));
+  const names = sizes.names ? { names: sizes.names } : {};
+  return withServer((url) => runSkyq(url, w, { ...nice, ...history, ...names, ...options }));
 }
 
 function workload(name: WorkloadOptions['name'], changes: Partial<WorkloadOptions>) {

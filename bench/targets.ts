@@ -13,7 +13,7 @@ import { SECTIONS, type SectionName, type Sizes } from './target-sections.js';
 import { formatTargetTable, type TargetRow, verdict } from './target-table.js';
 
 interface SizeFlag {
-  key: Exclude<keyof Sizes, 'actorNice' | 'noHistory'>;
+  key: Exclude<keyof Sizes, 'actorNice' | 'noHistory' | 'names'>;
   flag: string;
   what: string;
   /** issue 9's size */
@@ -88,6 +88,7 @@ const USAGE = `usage: node dist/bench/targets.js [options]
   --json             rows and raw results as JSON on stdout
   --actor-nice n     startActors' actorNice in every section (default: startActors' own)
   --no-history       keepDone: false in the skyq runs, to price the finished-job history default
+  --names n          name the jobs job.0 … job.<n−1> (a command table handler), to price named jobs
 ${SIZE_FLAGS.map((s) => `  --${s.flag.padEnd(16)} ${s.what} (${s.full}; --quick ${s.quick})`).join('\n')}`;
 
 interface TargetOptions {
@@ -106,6 +107,7 @@ function parseTargetArgs(argv: string[]): TargetOptions {
       json: { type: 'boolean', default: false },
       'actor-nice': { type: 'string' },
       'no-history': { type: 'boolean', default: false },
+      names: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       ...Object.fromEntries(SIZE_FLAGS.map((s) => [s.flag, { type: 'string' as const }])),
     },
@@ -133,6 +135,11 @@ function parseTargetArgs(argv: string[]): TargetOptions {
       throw new Error(`--actor-nice must be a whole number from 0 to 19, not ${nice}`);
   }
   if (values['no-history']) sizes.noHistory = true;
+  if (values.names !== undefined) {
+    sizes.names = Number(values.names);
+    if (!Number.isInteger(sizes.names) || sizes.names < 1 || sizes.names > 10_000)
+      throw new Error(`--names must be a whole number from 1 to 10000, not ${values.names}`);
+  }
   return { sections: sections as SectionName[], sizes, json: values.json };
 }
 
