@@ -104,11 +104,13 @@ describe('--public-url', () => {
     try {
       const deadline = Date.now() + 15_000;
       while (
-        !/dashboard on http:\/\/127\.0\.0\.1:(\d+)/.test(run.stdout()) &&
+        !/dashboard, \/metrics and \/healthz on http:\/\/127\.0\.0\.1:(\d+)/.test(run.stdout()) &&
         Date.now() < deadline
       )
         await new Promise((resolve) => setTimeout(resolve, 50));
-      const port = Number(/dashboard on http:\/\/127\.0\.0\.1:(\d+)/.exec(run.stdout())?.[1]);
+      const port = Number(
+        /dashboard, \/metrics and \/healthz on http:\/\/127\.0\.0\.1:(\d+)/.exec(run.stdout())?.[1],
+      );
       const host = 'queue.example.com';
       const ok = await send(port, 'POST', '/api/groups/resume', { host, origin: PUBLIC });
       expect(ok.status, run.stderr()).toBe(200);

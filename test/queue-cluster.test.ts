@@ -1,10 +1,10 @@
 // The same queue on a standalone server and on a 3-master Redis Cluster.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_NAMES } from '../src/base/keys.js';
 import { groupKeys, type Message, Queue } from '../src/index.js';
+import { type ScriptName, scriptSource } from '../src/redis/scripts.js';
 import { claimAtLeast, openQueue, type Target, targetOf } from './helpers/queue.js';
 import {
   type RedisClusterHandle,
@@ -159,14 +159,9 @@ describe('cluster key layout', () => {
   });
 
   it('ready() loads every script on every master', async () => {
-    const dir = new URL('../src/lua/', import.meta.url);
-    const read = (name: string) => readFileSync(new URL(`${name}.lua`, dir), 'utf8');
-    const lib = `${read('lib')}\n${read('history')}`;
-    const sha = (name: string) =>
-      createHash('sha1')
-        .update(`${lib}\n${readFileSync(new URL(`${name}.lua`, dir), 'utf8')}`)
-        .digest('hex');
-    const shas = ['add', 'claim', 'ack', 'fail', 'inspect', 'dead-retry'].map(sha);
+    // The text ioredis sends, with every prelude the loader puts in front (args.lua, lib.lua, …).
+    const sha = (name: ScriptName) => createHash('sha1').update(scriptSource(name)).digest('hex');
+    const shas = (['add', 'claim', 'ack', 'fail', 'inspect', 'dead-retry'] as const).map(sha);
     for (const master of admin) await master.script('FLUSH');
     // A brand-new client: ready() must wait for the cluster topology, not find no masters yet.
     const fresh = new Queue({ cluster: cluster.nodes, prefix: 'fresh' });

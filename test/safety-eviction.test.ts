@@ -130,7 +130,10 @@ describe('a standalone server', () => {
     try {
       const url = await waitFor(
         'the dashboard',
-        () => /dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(run.stdout())?.[1],
+        () =>
+          /dashboard, \/metrics and \/healthz on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(
+            run.stdout(),
+          )?.[1],
       );
       expect(run.stderr()).toContain('maxmemory-policy allkeys-lru');
       const health = await fetch(new URL('/healthz', url));
