@@ -7,9 +7,11 @@ export default defineConfig({
     exclude: ['test/faults/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Suites start their own redis-server processes; two cores run two files at once.
+    // Suites start their own redis-server processes and mostly wait on them and on the
+    // processes they spawn (a full run keeps about one of the two cores busy), so three
+    // files run at once.
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 3,
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
