@@ -47,7 +47,12 @@ describe('stand-alone dashboard /metrics', () => {
       const done = samples
         .filter((s) => s.name === 'skyq_messages_done_total')
         .reduce((sum, s) => sum + s.value, 0);
-      return done === 200 ? true : undefined;
+      // Every launcher published at least once: one may have handled all 200 before the
+      // other's first publish (one CI run read the second launcher's info as missing).
+      const published = launchers.every((l) =>
+        samples.some((s) => s.name === 'skyq_launcher_info' && s.labels.launcher === l.id),
+      );
+      return done === 200 && published ? true : undefined;
     });
   }, 60_000);
   afterAll(async () => {
