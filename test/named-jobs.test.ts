@@ -48,7 +48,16 @@ describe('named jobs', () => {
         expect((await recorded(redis.client, list)).sort()).toEqual(
           [...emails.map((id) => `email.send/email.send ${id}`), `sms.send/sms.send ${sms}`].sort(),
         );
-        const names = (await launcher.stats()).totals.names;
+        // The handler records before it returns; the actor counts the job once it is done.
+        const names = await waitFor('per-name figures of the routed ones', async () => {
+          const found = (await launcher.stats()).totals.names;
+          const count = (name: string) => {
+            const n = found.find((f) => f.name === name);
+            return n ? n.done + n.failed : 0;
+          };
+          const all = count('email.send') >= 5 && count('sms.send') >= 1;
+          return all && count('report.build') >= 1 ? found : undefined;
+        });
         expect(names.find((n) => n.name === 'email.send')).toMatchObject({ done: 5, failed: 0 });
         expect(names.find((n) => n.name === 'report.build')).toMatchObject({ done: 0, failed: 1 });
         expect(names.find((n) => n.name === 'email.send')?.summary.count).toBe(5);
