@@ -1,5 +1,5 @@
 /**
- * Issue 17: kill -9 of a launcher in the middle of a 20,000-item intake from two classic lists,
+ * Issue 17: kill -9 of a launcher in the middle of an 80,000-item intake from two classic lists,
  * then a new launcher. Every item pushed is handled (0 lost); an item may run twice only when it
  * was in flight at the kill: held in the dead launcher's holding lists (moved, maybe added, not
  * yet dropped) or leased by its actors.
@@ -16,7 +16,7 @@ import { leasedIds } from './helpers/tally.js';
 const servers = useFaultServers();
 const PREFIX = 'ik';
 const GROUPS = 4;
-const PER_LIST = 10_000;
+const PER_LIST = 40_000;
 
 describe('kill -9 of a launcher mid-intake', () => {
   it('a new launcher adopts its holding lists: 0 lost, duplicates only among the in flight', async () => {
@@ -38,9 +38,11 @@ describe('kill -9 of a launcher mid-intake', () => {
         Promise.all(lists.map((list) => queue.client.llen(list))).then((n) =>
           n.reduce((a, b) => a + b, 0),
         );
+      // Killed early: on a quiet machine the launcher moved all 20,000 items (then the test's count) in the
+      // moments between seeing 3,000 moved and the kill (one CI run found both lists empty).
       await waitFor(
-        '3,000 items moved',
-        async () => ((await waiting()) <= 2 * PER_LIST - 3000 ? true : undefined),
+        '1,000 items moved',
+        async () => ((await waiting()) <= 2 * PER_LIST - 1000 ? true : undefined),
         30_000,
         5,
       );
@@ -98,7 +100,7 @@ describe('kill -9 of a launcher mid-intake', () => {
       );
       saveCost({
         key: '01a-intake-kill',
-        fault: 'kill -9 of a `skyq start --intake` launcher mid-way through 20,000 listed items',
+        fault: 'kill -9 of a `skyq start --intake` launcher mid-way through 80,000 listed items',
         messages: all.length,
         inFlight,
         recoveryMs: allBackMs,
