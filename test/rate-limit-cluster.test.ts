@@ -3,34 +3,19 @@
  * (`{prefix:rate}`), apart from every group's, so tokens are taken in a call of their own
  * around each group's claim. Two launchers, groups spread over the masters, one limit.
  */
-import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
-import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
-import { FIXTURE_ENV, fixture, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
+import { fixture, tempDir, useRuntimeCluster, waitFor } from './helpers/runtime.js';
 
-let cluster: RedisClusterHandle;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  client = new Cluster(cluster.nodes);
-  process.env[FIXTURE_ENV] = JSON.stringify(cluster.nodes);
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-  removeTempDirs();
-});
+const ground = useRuntimeCluster();
 
 describe('rate limits on a Redis Cluster', () => {
   it('two launchers share 50/s and a per-name 10/s over groups on every master', async () => {
-    const where = { cluster: cluster.nodes, prefix: 'crate', groups: 6 };
+    const where = { cluster: ground.cluster.nodes, prefix: 'crate', groups: 6 };
     const queue = new Queue(where);
     await queue.ready();
-    await client.del('fixture:rate');
+    await ground.client.del('fixture:rate');
     const named = await queue.addBulk(
       Array.from({ length: 30 }, (_, i) => ({ body: { i }, options: { name: 'email.send' } })),
     );
@@ -47,7 +32,7 @@ describe('rate limits on a Redis Cluster', () => {
       const lines = await waitFor(
         'all started',
         async () => {
-          const seen = await client.lrange('fixture:rate', 0, -1);
+          const seen = await ground.client.lrange('fixture:rate', 0, -1);
           return seen.length >= named.length + plain.length ? seen : undefined;
         },
         30_000,

@@ -2,40 +2,18 @@
  * The runtime on a real 3-master Redis Cluster: one actor per group, each group's keys on its own
  * slot, messages in all ten groups done.
  */
-import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
-import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
-import {
-  FIXTURE_ENV,
-  fixture,
-  recorded,
-  removeTempDirs,
-  tempDir,
-  waitFor,
-} from './helpers/runtime.js';
+import { fixture, recorded, tempDir, useRuntimeCluster, waitFor } from './helpers/runtime.js';
 
-let cluster: RedisClusterHandle;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  client = new Cluster(cluster.nodes);
-  process.env[FIXTURE_ENV] = JSON.stringify(cluster.nodes);
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-  removeTempDirs();
-});
+const ground = useRuntimeCluster();
 
 describe('actors on a Redis Cluster', () => {
   it('get messages in all 10 groups done', async () => {
-    const queue = new Queue({ cluster: cluster.nodes });
+    const queue = new Queue({ cluster: ground.cluster.nodes });
     const launcher = await startActors({
-      cluster: cluster.nodes,
+      cluster: ground.cluster.nodes,
       logDir: tempDir(),
       handler: fixture('record.mjs'),
     });
@@ -48,7 +26,7 @@ describe('actors on a Redis Cluster', () => {
       }));
       const ids = await queue.addBulk(items);
       const done = await waitFor('every message done', async () => {
-        const got = await recorded(client, '{fixture}:cluster');
+        const got = await recorded(ground.client, '{fixture}:cluster');
         return got.length >= ids.length ? got : undefined;
       });
       expect([...done].sort()).toEqual([...ids].sort());
@@ -69,7 +47,7 @@ describe('actors on a Redis Cluster', () => {
           : undefined;
       });
       const slots = await Promise.all(
-        Array.from({ length: 10 }, (_, g) => client.cluster('KEYSLOT', `task_group:${g}`)),
+        Array.from({ length: 10 }, (_, g) => ground.client.cluster('KEYSLOT', `task_group:${g}`)),
       );
       expect(new Set(slots).size).toBe(10);
     } finally {

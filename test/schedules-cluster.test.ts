@@ -4,31 +4,16 @@
  * schedule's state and its occurrence share the group's slot (one script call changes both).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
-import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
-import { FIXTURE_ENV, fixture, recorded, removeTempDirs, tempDir } from './helpers/runtime.js';
+import { fixture, recorded, tempDir, useRuntimeCluster } from './helpers/runtime.js';
 
-let cluster: RedisClusterHandle;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  client = new Cluster(cluster.nodes);
-  process.env[FIXTURE_ENV] = JSON.stringify(cluster.nodes);
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-  removeTempDirs();
-});
+const ground = useRuntimeCluster();
 
 describe('schedules on a Redis Cluster', () => {
   it('occurrences in four groups, each handled once with two launchers and concurrent upserts', async () => {
-    const where = { cluster: cluster.nodes, prefix: 'csched', groups: 6 };
+    const where = { cluster: ground.cluster.nodes, prefix: 'csched', groups: 6 };
     const queues = [new Queue(where), new Queue(where)];
     const launchers = await Promise.all(
       [0, 1].map(() =>
@@ -53,7 +38,7 @@ describe('schedules on a Redis Cluster', () => {
       await sleep(4000);
       for (const group of groups) await queues[0]?.schedules.remove(`g${group}`);
       await sleep(300);
-      const ids = await recorded(client, '{fixture}:csched');
+      const ids = await recorded(ground.client, '{fixture}:csched');
       expect(new Set(ids).size).toBe(ids.length);
       for (const group of groups) {
         const mine = ids.filter((id) => id.startsWith(`schedule:g${group}:`));

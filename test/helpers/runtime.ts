@@ -7,11 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Cluster, Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { groupKeys, keyOf } from '../../src/base/keys.js';
 import type { Queue } from '../../src/index.js';
-import { type RedisServerHandle, startStandalone } from './redis.js';
+import {
+  type RedisClusterHandle,
+  type RedisServerHandle,
+  startCluster,
+  startStandalone,
+} from './redis.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -166,6 +171,25 @@ export function useRuntimeRedis(): { readonly server: RedisServerHandle; readonl
   afterAll(async () => {
     context.client?.disconnect();
     await context.server?.stop();
+    removeTempDirs();
+  });
+  return context;
+}
+
+/** useRuntimeRedis's twin on a real 3-master cluster: the fixtures record through it. */
+export function useRuntimeCluster(): {
+  readonly cluster: RedisClusterHandle;
+  readonly client: Cluster;
+} {
+  const context = {} as { cluster: RedisClusterHandle; client: Cluster };
+  beforeAll(async () => {
+    context.cluster = await startCluster();
+    context.client = new Cluster(context.cluster.nodes);
+    process.env[FIXTURE_ENV] = JSON.stringify(context.cluster.nodes);
+  });
+  afterAll(async () => {
+    context.client?.disconnect();
+    await context.cluster?.stop();
     removeTempDirs();
   });
   return context;
