@@ -3,7 +3,15 @@
 // (each page's `next`), so a deep page costs the server what the first one does; the view
 // keeps the cursors of the pages before, for going back.
 import { get, post } from './api.js';
-import { confirmAction, el, formatCount, formatTime, replaceChildren, toast } from './dom.js';
+import {
+  confirmAction,
+  el,
+  fillGroupSelect,
+  formatCount,
+  formatTime,
+  replaceChildren,
+  toast,
+} from './dom.js';
 
 const PAGE = 20;
 
@@ -47,14 +55,7 @@ export class DeadLetterView {
 
   /** Lists the groups in the filter once their number is known. */
   setGroups(count) {
-    if (this.groupSelect.options.length === count + 1) return;
-    const chosen = this.groupSelect.value;
-    replaceChildren(
-      this.groupSelect,
-      el('option', { value: '' }, 'all'),
-      Array.from({ length: count }, (_, g) => el('option', { value: g }, String(g))),
-    );
-    this.groupSelect.value = chosen;
+    fillGroupSelect(this.groupSelect, count);
   }
 
   load() {

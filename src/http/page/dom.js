@@ -27,6 +27,18 @@ export function replaceChildren(node, ...children) {
   append(node, children);
 }
 
+/** A group filter's options: 'all', then 0 … count − 1, keeping the choice made. */
+export function fillGroupSelect(select, count) {
+  if (select.options.length === count + 1) return;
+  const chosen = select.value;
+  replaceChildren(
+    select,
+    el('option', { value: '' }, 'all'),
+    Array.from({ length: count }, (_, g) => el('option', { value: g }, String(g))),
+  );
+  select.value = chosen;
+}
+
 export function setText(id, text) {
   const node = document.getElementById(id);
   if (node.textContent !== String(text)) node.textContent = String(text);

@@ -6,6 +6,7 @@ import { ApiError, get, post } from './api.js';
 import {
   confirmAction,
   el,
+  fillGroupSelect,
   formatCount,
   formatMs,
   formatTime,
@@ -64,14 +65,7 @@ export class JobBrowser {
   }
 
   setGroups(count) {
-    if (this.groupSelect.options.length === count + 1) return;
-    const chosen = this.groupSelect.value;
-    replaceChildren(
-      this.groupSelect,
-      el('option', { value: '' }, 'all'),
-      Array.from({ length: count }, (_, g) => el('option', { value: g }, String(g))),
-    );
-    this.groupSelect.value = chosen;
+    fillGroupSelect(this.groupSelect, count);
   }
 
   load() {
