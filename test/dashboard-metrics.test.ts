@@ -49,8 +49,17 @@ describe('stand-alone dashboard /metrics', () => {
         .reduce((sum, s) => sum + s.value, 0);
       // Every launcher published at least once: one may have handled all 200 before the
       // other's first publish (one CI run read the second launcher's info as missing).
+      // Each actor of each launcher too: a launcher's first publish can come before an actor's
+      // first figures (one CI run found a group's series missing after 200 were done).
       const published = launchers.every((l) =>
-        samples.some((s) => s.name === 'skyq_launcher_info' && s.labels.launcher === l.id),
+        ['0', '1'].every((group) =>
+          samples.some(
+            (s) =>
+              s.name === 'skyq_messages_done_total' &&
+              s.labels.launcher === l.id &&
+              s.labels.group === group,
+          ),
+        ),
       );
       return done === 200 && published ? true : undefined;
     });
