@@ -42,6 +42,7 @@ end
 argAcks(10)
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
+local nowText = string.format('%d', now)
 sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)
 
 local acked, stale = ackLeased(10)
@@ -62,7 +63,8 @@ end
 local function rememberClaim(claimId, token, expiry, leases)
   local parts = { token, '|' }
   for i = 1, #leases, 2 do
-    parts[#parts + 1] = #leases[i] .. ':'
+    parts[#parts + 1] = SMALL_TEXT[#leases[i]]
+    parts[#parts + 1] = ':'
     parts[#parts + 1] = leases[i]
   end
   redis.call('HSET', claimedKey, claimId, table.concat(parts))
@@ -165,11 +167,12 @@ local function dueMembers(horizon, count)
     ids[#ids + 1] = due[i]
     -- In ms a whole positive score is the due time as Redis wrote it: no number to format back.
     local score = due[i + 1]
+    -- (Redis writes a whole score without leading zeros: "0" is the only one of them ≤ 0.)
     local dueMs = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
     -- A score of 0 or below (`ZADD task_group:8 -5 x`) says "at once", not a time in 1970:
     -- the member is due from the claim that first sees it, so its lateness counts from then.
-    if tonumber(dueMs) <= 0 then
-      dueMs = now
+    if dueMs == '0' or dueMs == 0 then
+      dueMs = nowText
     end
     dues[#dues + 1] = dueMs
   end
@@ -269,6 +272,7 @@ if taken > 0 then
   end
   token = redis.call('INCR', tokKey) .. '.' .. redis.call('TIME')[2]
   local expiry = now + leaseMs
+  local expiryText = string.format('%d', expiry)
   local active, leases, raws, dead, reasons, deadNames = {}, {}, {}, {}, {}, {}
   for i = 1, taken do
     local id, rec, att = takenIds[i], recs[i], tonumber(atts[i]) or 0
@@ -286,7 +290,7 @@ if taken > 0 then
       reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
       deadNames[#deadNames + 1] = nameOf(rec)
     else
-      active[#active + 1] = expiry
+      active[#active + 1] = expiryText
       active[#active + 1] = id
       leases[#leases + 1] = id
       leases[#leases + 1] = candidateDues[i] .. '/' .. token

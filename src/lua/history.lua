@@ -104,7 +104,7 @@ local function ackLeased(first)
   local retention = retentionOf(ARGV[first])
   setEvents(ARGV[first + 1])
   local leaseEnd = first + 2 + tonumber(ARGV[first + 2])
-  local held, stale, dues, positions = leasedBy(first + 3, retention ~= nil, leaseEnd)
+  local held, stale, dues, positions = leasedBy(first + 3, retention ~= nil and 'text', leaseEnd)
   local now = nowMs()
   if #held > 0 then
     bulk('ZREM', activeKey, held)
@@ -132,11 +132,12 @@ local function ackLeased(first)
       atts = bulkRead('HMGET', attKey, held)
     end
     local entries, finished = {}, {}
+    local nowText = string.format('%d', now)
     for i = 1, #held do
+      local attempts = atts[i] and SMALL_TEXT[(tonumber(atts[i]) or 0) + 1] or '1'
       entries[#entries + 1] = held[i]
-      entries[#entries + 1] = ((tonumber(atts[i]) or 0) + 1) .. '|' .. dues[i] .. '|'
-        .. (ARGV[leaseEnd + positions[i]] or '0|u')
-      finished[#finished + 1] = now
+      entries[#entries + 1] = attempts .. '|' .. dues[i] .. '|' .. (ARGV[leaseEnd + positions[i]] or '0|u')
+      finished[#finished + 1] = nowText
       finished[#finished + 1] = held[i]
     end
     forgetState(held)

@@ -123,10 +123,26 @@ local function readyMember(dueMs, id)
   return string.format('%011x', dueMs) .. id
 end
 
--- The due ms of a due-hash value ("<ms>" or "<ms>/<token>").
-local function dueOf(value)
-  return tonumber(string.match(value, '^[^/]*'))
+-- The due ms of a due-hash value ("<ms>" or "<ms>/<token>"), as text: a reply or a
+-- record takes it as it is (Lua formats each number it turns into text with sprintf,
+-- a cost per message that showed in Redis's profile).
+local function dueTextOf(value)
+  return string.match(value, '^[^/]*')
 end
+
+-- The same as a number.
+local function dueOf(value)
+  return tonumber(dueTextOf(value))
+end
+
+-- Small whole numbers as text, each formatted once per call (lengths of ids, attempts).
+local SMALL_TEXT = setmetatable({}, {
+  __index = function(texts, n)
+    local text = string.format('%d', n)
+    texts[n] = text
+    return text
+  end,
+})
 
 -- maxAttempts from a record's header; nil when the header does not parse.
 local function maxAttemptsOf(rec)
@@ -161,7 +177,7 @@ local function toReady(ids, dues)
   local pris = prioritiesOf(ids)
   local members, fields = {}, {}
   for i = 1, #ids do
-    members[#members + 1] = pris and tonumber(pris[i]) or 0
+    members[#members + 1] = pris and pris[i] or '0' -- text: no number to format back
     members[#members + 1] = readyMember(dues[i], ids[i])
     fields[#fields + 1] = ids[i]
     fields[#fields + 1] = dues[i]
@@ -305,8 +321,9 @@ end
 
 -- Leases named from ARGV[first..last] (last: the end of ARGV when nil): groups
 -- of token, count, ids. Returns the ids whose lease that token still holds, the
--- stale rest, (when `withDues`) the held ones' due ms, and the held ones'
--- positions among all the ids named (history.lua pairs each with its result).
+-- stale rest, (when `withDues`) the held ones' due ms (as text when withDues is
+-- 'text'), and the held ones' positions among all the ids named (history.lua
+-- pairs each with its result).
 local function leasedBy(first, withDues, last)
   local held, dues, stale, positions = {}, {}, {}, {}
   local i, position = first, 0
@@ -326,7 +343,9 @@ local function leasedBy(first, withDues, last)
       if value and string.find(value, suffix, #value - #suffix + 1, true) then
         held[#held + 1] = ids[j]
         positions[#positions + 1] = position
-        if withDues then
+        if withDues == 'text' then
+          dues[#dues + 1] = dueTextOf(value)
+        elseif withDues then
           dues[#dues + 1] = dueOf(value)
         end
       else
