@@ -1,6 +1,6 @@
 // The bench's end of skyq-handler.ts: hears every handler start the actors report.
 import { BroadcastChannel } from 'node:worker_threads';
-import { benchChannel } from './start-reporter.js';
+import { benchChannel, type StartBatch } from './start-reporter.js';
 
 export type OnStart = (id: string, dueAt: number, start: number) => void;
 
@@ -8,10 +8,10 @@ export type OnStart = (id: string, dueAt: number, start: number) => void;
 export function listenForStarts(groups: number, onStart: OnStart): { close(): void } {
   const channels = Array.from({ length: groups }, (_, g) => new BroadcastChannel(benchChannel(g)));
   const onMessage = (event: unknown) => {
-    const batch = (event as MessageEvent).data as (string | number)[];
-    for (let i = 0; i < batch.length; i += 3) {
-      onStart(batch[i] as string, batch[i + 1] as number, batch[i + 2] as number);
-    }
+    const { ids, times } = (event as MessageEvent).data as StartBatch;
+    ids.split('\n').forEach((id, i) => {
+      onStart(id, times[2 * i] as number, times[2 * i + 1] as number);
+    });
   };
   for (const channel of channels) channel.onmessage = onMessage;
   return {

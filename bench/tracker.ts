@@ -15,11 +15,16 @@ import {
 const PROGRESS_EVERY_MS = 100;
 
 export class RunTracker {
-  readonly accounting = new Accounting();
-  readonly lateness = new LatenessRecorder();
-  readonly latenessSinceAdded = new LatenessRecorder();
-  /** when each id's add was acknowledged (only while it waits to be handled) */
-  private readonly addedAt = new Map<string, number>();
+  readonly accounting: Accounting;
+  /**
+   * Per id: when its add was acknowledged, then when its first handling started. Histograms are
+   * filled from these once the run is over, so measuring costs the producer's thread (whose
+   * speed is one of the figures) a few array writes a message, not a histogram record.
+   */
+  private readonly addedAt: Float64Array;
+  private readonly startedAt: Float64Array;
+  /** dueMs reported by the system (a delay counting from its own add), NaN when none */
+  private readonly systemDue: Float64Array;
   readonly messages: number;
   /** memory adds far-future messages and consumes nothing */
   readonly consumes: boolean;
@@ -43,6 +48,10 @@ export class RunTracker {
   ) {
     this.messages = messageCount(workload);
     this.consumes = workload.name !== 'memory';
+    this.accounting = new Accounting(this.messages);
+    this.addedAt = new Float64Array(this.messages).fill(Number.NaN);
+    this.startedAt = new Float64Array(this.messages).fill(Number.NaN);
+    this.systemDue = new Float64Array(this.messages).fill(Number.NaN);
   }
 
   /** Call right before a chunk goes out: registers its ids; returns each message's due time. */
@@ -55,7 +64,7 @@ export class RunTracker {
     const anchor = this.workload.anchor === 'first-add' ? this.firstAdd : now;
     return batch.map((m) => {
       const due = anchor + m.delayMs;
-      if (this.consumes) this.accounting.expect(m.id, due);
+      if (this.consumes) this.accounting.expect(this.accounting.indexOf(m.id), due);
       if (due < this.firstDue) this.firstDue = due;
       if (due > this.lastDue) this.lastDue = due;
       return due;
@@ -70,7 +79,9 @@ export class RunTracker {
       this.enqueued += batch;
     } else {
       this.enqueued += batch.length;
-      if (this.consumes) for (const m of batch) this.addedAt.set(m.id, now);
+      if (this.consumes) {
+        for (const m of batch) this.addedAt[this.accounting.indexOf(m.id)] = now;
+      }
     }
     if (!this.consumes) this.progress(this.enqueued);
   }
@@ -81,17 +92,10 @@ export class RunTracker {
    * the handler started, for systems that report starts in batches from other threads.
    */
   handled(id: string, dueMs?: number, start = nowMs()): void {
-    if (this.accounting.record(id) !== 'first') return;
-    // Anchored at the first add, due times are the producer's, fixed before the add: a system
-    // that clamps a past due time to its add (skyq, BullMQ) would otherwise report lateness from
-    // when it got the message. A delay counts from the system's own add (`dueMs`) otherwise.
-    const planned = this.accounting.dueOf(id);
-    const due = (this.workload.anchor === 'first-add' ? planned : (dueMs ?? planned)) ?? start;
-    this.lateness.record(start - due);
-    // A start before the add was acknowledged (the reply still on its way) counts from due.
-    const added = this.addedAt.get(id);
-    this.addedAt.delete(id);
-    this.latenessSinceAdded.record(start - Math.max(due, added ?? due));
+    const index = this.accounting.indexOf(id);
+    if (this.accounting.record(index) !== 'first') return;
+    this.startedAt[index] = start;
+    if (dueMs !== undefined) this.systemDue[index] = dueMs;
     this.lastHandled = start;
     this.progress(this.accounting.handled);
     if (this.accounting.handled >= this.messages) this.wake?.();
@@ -138,8 +142,33 @@ export class RunTracker {
     this.onProgress(done, this.messages);
   }
 
+  /**
+   * Lateness of every first handling: from due, and from max(due, added). Anchored at the first
+   * add, due times are the producer's, fixed before the add: a system that clamps a past due time
+   * to its add (skyq, BullMQ) would otherwise report lateness from when it got the message. A
+   * delay counts from the system's own add (its reported dueMs) otherwise. A start before the
+   * add was acknowledged (the reply still on its way) counts from due.
+   */
+  private latenessRecorders(): { fromDue: LatenessRecorder; sinceAdded: LatenessRecorder } {
+    const fromDue = new LatenessRecorder();
+    const sinceAdded = new LatenessRecorder();
+    const anchored = this.workload.anchor === 'first-add';
+    for (let i = 0; i < this.messages; i++) {
+      const start = this.startedAt[i] as number;
+      if (Number.isNaN(start)) continue;
+      const planned = this.accounting.dueOf(i);
+      const reported = this.systemDue[i] as number;
+      const due = anchored || Number.isNaN(reported) ? planned : reported;
+      fromDue.record(start - due);
+      const added = this.addedAt[i] as number;
+      sinceAdded.record(start - Math.max(due, Number.isNaN(added) ? due : added));
+    }
+    return { fromDue, sinceAdded };
+  }
+
   result(system: string, redis: RedisFigures, notes: string[] = []): BenchResult {
     const acc = this.accounting.summary();
+    const { fromDue, sinceAdded } = this.latenessRecorders();
     const { messages, consumes } = this;
     const enqueueSeconds = (this.lastAdd - this.firstAdd) / 1000;
     const all = [...notes];
@@ -156,9 +185,9 @@ export class RunTracker {
       drainSeconds,
       drainRate: consumes ? acc.handled / drainSeconds : Number.NaN,
       totalSeconds: consumes ? (this.lastHandled - this.firstAdd) / 1000 : Number.NaN,
-      lateness: this.lateness.summary(),
-      latenessSinceAdded: this.latenessSinceAdded.summary(),
-      early: this.lateness.early,
+      lateness: fromDue.summary(),
+      latenessSinceAdded: sinceAdded.summary(),
+      early: fromDue.early,
       commandsPerMessage: redis.calls / messages,
       scriptCallsPerMessage: redis.scriptCalls / messages,
       redisCpuSeconds: redis.cpuSeconds,
