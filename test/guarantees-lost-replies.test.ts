@@ -43,7 +43,8 @@ async function where(queue: Queue) {
     waiting: [...(await c.zrange(key('delayed'), 0, -1)), ...(await c.zrange(key('ready'), 0, -1))]
       .map((member) => member.replace(/^[0-9a-f]{11}(?=\d+:)/, '')) // ready members: due + id
       .sort(),
-    active: (await c.zrange(key('active'), 0, -1)).sort(),
+    // Leases only: the placeholder at +inf is no lease (format 7, active-placeholder.test.ts).
+    active: (await c.zrangebyscore(key('active'), '-inf', '(+inf')).sort(),
     dead: (await c.zrange(key('dead'), 0, -1)).sort(),
     done: (await c.zrange(key('done'), 0, -1)).sort(),
     attempts: await c.hgetall(key('att')),

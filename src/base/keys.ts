@@ -61,6 +61,9 @@ export function generatedId(group: number, n: number): string {
  */
 export const KEEP_FIELD = Buffer.from('\xffskyq:keep-hashtable', 'latin1');
 
+/** The active set's placeholder member (format 7, lib.lua KEEP_MEMBER): keeps it a skiplist. */
+export const KEEP_MEMBER = Buffer.concat([KEEP_FIELD, Buffer.from('-'.repeat(80))]);
+
 /** FNV-1a over UTF-8: stable across processes and versions. */
 export function hashString(text: string): number {
   let hash = 0x811c9dc5;

@@ -198,17 +198,20 @@ else
   end
 end
 
--- A member named like the placeholder field of skyq's hashes (lib.lua) can have
--- no record of its own: it becomes a dead letter, never a lease.
+-- A member named like the placeholder field of skyq's hashes, or the active set's
+-- placeholder (lib.lua), can have no record or lease of its own: it becomes a dead
+-- letter, never a lease.
 for i = 1, #candidates do
-  if candidates[i] == KEEP_FIELD then
+  local name = candidates[i]
+  if name == KEEP_FIELD or name == KEEP_MEMBER then
     if direct then
-      redis.call('ZREM', delayedKey, KEEP_FIELD)
+      redis.call('ZREM', delayedKey, name)
     else
-      redis.call('ZREM', readyKey, readyMember(candidateDues[i], KEEP_FIELD))
+      redis.call('ZREM', readyKey, readyMember(candidateDues[i], name))
     end
-    redis.call('ZADD', deadKey, now, KEEP_FIELD)
-    redis.call('HSET', reasonKey, KEEP_FIELD, "the member is the name of skyq's placeholder field")
+    redis.call('ZADD', deadKey, now, name)
+    redis.call('HSET', reasonKey, name, name == KEEP_FIELD and "the member is the name of skyq's placeholder field"
+      or "the member is the name of the active set's placeholder member")
     table.remove(candidates, i)
     table.remove(candidateDues, i)
     break
@@ -304,6 +307,7 @@ if taken > 0 then
     fill(msgKey, raws)
   end
   if #active > 0 then
+    redis.call('ZADD', activeKey, '+inf', KEEP_MEMBER)
     bulk('ZADD', activeKey, active)
     fill(dueKey, leases)
     rememberClaim(claimId, token, expiry, leases)
@@ -340,7 +344,7 @@ if redis.call('ZCARD', readyKey) > 0 or (nextDue ~= -1 and nextDue <= now) then
   wake()
 else
   local lease = redis.call('ZRANGE', activeKey, 0, 0, 'WITHSCORES')
-  if lease[2] and (nextDue == -1 or tonumber(lease[2]) < nextDue) then
+  if lease[2] and lease[1] ~= KEEP_MEMBER and (nextDue == -1 or tonumber(lease[2]) < nextDue) then
     nextDue = tonumber(lease[2])
   end
 end

@@ -9,7 +9,7 @@ local dueWaiting = redis.call('ZCOUNT', delayedKey, '-inf', nowMs() / tonumber(A
 return {
   redis.call('ZCARD', delayedKey) - dueWaiting,
   redis.call('ZCARD', readyKey) + dueWaiting,
-  redis.call('ZCARD', activeKey),
+  activeCount(),
   redis.call('ZCARD', deadKey),
   redis.call('EXISTS', pausedKey),
 }

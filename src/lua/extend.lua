@@ -8,7 +8,7 @@ argInt(1, 'lease length in ms', 0)
 argLeases(2, #ARGV)
 local held, stale = leasedBy(2, false)
 if #held > 0 then
-  local expiry = nowMs() + tonumber(ARGV[1])
+  local expiry = string.format('%d', nowMs() + tonumber(ARGV[1]))
   local leases = {}
   for i = 1, #held do
     leases[#leases + 1] = expiry

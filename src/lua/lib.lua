@@ -37,6 +37,18 @@ local CHUNK = 6000 -- stay well below Lua's unpack() limit
 local KEEP_FIELD = '\255skyq:keep-hashtable'
 local KEEP_VALUE = string.rep('-', 80)
 
+-- The active set is a sorted set emptied by every ack and refilled by every claim: a
+-- small one is a listpack, where each ZADD scans and parses every score before it
+-- (a fifth of Redis's instructions for claims of 200). A member longer than
+-- zset-max-listpack-value makes it a skiplist for good, so this one (format 7), at
+-- +inf where no expiry reaches, is never leased, counted or listed.
+local KEEP_MEMBER = KEEP_FIELD .. KEEP_VALUE
+
+-- How many leases the active set holds (the placeholder left out).
+local function activeCount()
+  return redis.call('ZCOUNT', activeKey, '-inf', '(+inf')
+end
+
 -- Records longer than this have their size in the big hash, so a claim knows
 -- how many records fit its byte budget before it reads them.
 local BIG_RECORD = 1024

@@ -19,7 +19,7 @@ end
 return {
   redis.call('ZCARD', delayedKey) - dueWaiting,
   redis.call('ZCARD', readyKey) + dueWaiting,
-  redis.call('ZCARD', activeKey),
+  activeCount(),
   done,
   redis.call('ZCARD', deadKey),
 }

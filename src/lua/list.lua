@@ -102,7 +102,7 @@ if state == 'delayed' then
 elseif state == 'ready' then
   phases = { { readyKey, 0, redis.call('ZCARD', readyKey) }, { delayedKey, 0, dueCount() } }
 elseif state == 'active' then
-  phases = { { activeKey, 0, redis.call('ZCARD', activeKey) } }
+  phases = { { activeKey, 0, activeCount() } } -- its placeholder is last: left out
 elseif state == 'done' then
   local ageMs = tonumber(ARGV[7]) or 0
   local first = ageMs > 0 and redis.call('ZCOUNT', doneKey, '-inf', '(' .. (now - ageMs)) or 0

@@ -21,9 +21,12 @@
 //     dead) read as before. Older code would take the new entries' fields for ids
 //   6 dedupe windows: `{<prefix>:<g>}:dedupe`, caller id → when its window ends (lua/dedupe.lua).
 //     Older code would add an id again inside its window
+//   7 the active set holds a placeholder member at +inf (lua/lib.lua KEEP_MEMBER), so Redis keeps
+//     it a skiplist: an ack empties it and the next claim's ZADDs into a small listpack parsed
+//     every score before them. Older code would count, list and time leases with it
 import { errors } from '../base/errors.js';
 
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 
 export const formatKey = (prefix: string): string => `${prefix}:format`;
 

@@ -65,7 +65,8 @@ export async function idsByState(client: Redis | Cluster, queue: Queue) {
     out.delayed.push(...(await client.zrange(delayed, 0, -1)));
     // Ready members are the due time (11 hex digits) followed by the id.
     out.ready.push(...(await client.zrange(ready, 0, -1)).map((member) => member.slice(11)));
-    out.active.push(...(await client.zrange(active, 0, -1)));
+    // Leases only: the placeholder at +inf is no lease (format 7).
+    out.active.push(...(await client.zrangebyscore(active, '-inf', '(+inf')));
     out.dead.push(...(await client.zrange(dead, 0, -1)));
   }
   return out;

@@ -145,7 +145,8 @@ export async function finishesWithin(
 export async function leasedIds(client: Client, prefix: string, groups: number) {
   const lists = await Promise.all(
     Array.from({ length: groups }, (_, g) =>
-      client.zrangeBuffer(groupKeys(prefix, g)[2] as string, 0, -1),
+      // Leases only: the placeholder at +inf is no lease (format 7).
+      client.zrangebyscoreBuffer(groupKeys(prefix, g)[2] as string, '-inf', '(+inf'),
     ),
   );
   return new Set(lists.flat().map((id) => id.toString('hex')));
