@@ -199,7 +199,7 @@ if #revived > 0 then
 end
 
 local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
-local now = nil
+local now, nowScore = nil, nil
 for i = 1, count do
   if not skip[i] then
     local base = FIRST + (i - 1) * 3
@@ -217,7 +217,9 @@ for i = 1, count do
     else
       now = now or nowMs()
       if not priority then
-        delayed[#delayed + 1] = now / unit
+        -- Formatted once: redis.call turns each number argument into text with sprintf.
+        nowScore = nowScore or (unit == 1 and string.format('%d', now) or string.format('%.17g', now / unit))
+        delayed[#delayed + 1] = nowScore
         delayed[#delayed + 1] = id
       else
         readyIds[#readyIds + 1] = id
