@@ -2,7 +2,7 @@
 // instead of a listpack that each claim's ZADD scans score by score (lib.lua KEEP_MEMBER). The
 // placeholder must never show: not in counts, pages, lease times, nor as a lease of its own.
 import { describe, expect, it } from 'vitest';
-import { KEEP_MEMBER, keyOf } from '../src/base/keys.js';
+import { KEEP_FIELD, KEEP_MEMBER, keyOf } from '../src/base/keys.js';
 import { FORMAT_VERSION, formatKey } from '../src/queue/format.js';
 import { claimAtLeast, redisNow, useQueueRedis } from './helpers/queue.js';
 
@@ -64,5 +64,48 @@ describe('the active set placeholder', () => {
     expect(letter?.idBytes).toEqual(KEEP_MEMBER);
     expect(letter?.reason).toMatch(/placeholder member/);
     expect((await q.counts())[0]).toMatchObject({ active: 0, dead: 1 });
+  });
+
+  it('a raw member of each placeholder name, due with priorities in use, is dead-lettered; the rest are leased', async () => {
+    // Review of format 7: the claim stopped at the first placeholder name (KEEP_FIELD sorts
+    // first, so KEEP_MEMBER was leased over the placeholder), and with priorities in use a
+    // priority read as text made ZADD fail on the pri hash's own placeholder after the due
+    // ids had left the delayed set: every one of them lost.
+    const q = await redis.queue({ groups: 1 });
+    const now = await redisNow(redis.plain);
+    const urgent = await q.add('urgent', { group: 0, priority: 5, runAt: now - 30 });
+    const plain = await q.add('plain', { group: 0, runAt: now - 20 });
+    const delayed = keyOf(q.config.prefix, 0, 'delayed');
+    await redis.plain.zadd(delayed, now - 10, KEEP_FIELD, now - 10, KEEP_MEMBER);
+    const leased = await claimAtLeast(q, 0, 2);
+    expect(leased.map((m) => m.id)).toEqual([plain, urgent]); // priority 0 first
+    const letters = await q.deadLetters.list({ group: 0 });
+    expect(letters.map((l) => l.idBytes as Buffer).sort(Buffer.compare)).toEqual([
+      KEEP_FIELD,
+      KEEP_MEMBER,
+    ]);
+    expect(await redis.plain.zscore(keyOf(q.config.prefix, 0, 'active'), KEEP_MEMBER)).toBe('inf');
+    expect(await redis.plain.hexists(keyOf(q.config.prefix, 0, 'due'), KEEP_MEMBER)).toBe(0);
+    expect((await q.counts())[0]).toMatchObject({ active: 2, dead: 2, ready: 0, delayed: 0 });
+    expect(await q.ack(leased)).toBe(2);
+    // Retried with a priority message pending: back to the ready set, not lost half-way.
+    const later = await q.add('later', { group: 0, priority: 1 });
+    expect(await q.deadLetters.retry({ group: 0 })).toBe(2);
+    const again = await claimAtLeast(q, 0, 1);
+    expect(again.map((m) => m.id)).toContain(later);
+    expect((await q.counts())[0]).toMatchObject({ active: 1, dead: 2 });
+  });
+
+  it("the watcher's read of a group with only the placeholder left finds nothing to wake for", async () => {
+    const q = await redis.queue({ groups: 1 });
+    await q.add('x', { group: 0 });
+    expect(await q.ack(await claimAtLeast(q, 0, 1))).toBe(1);
+    const delayed = keyOf(q.config.prefix, 0, 'delayed');
+    const reply = (await q.runMulti('watch-many', delayed, [
+      String(q.config.unitMs),
+      q.config.prefix,
+      '0',
+    ])) as number[];
+    expect(reply[0]).toBe(-1); // nothing due, no lease: not the placeholder's +inf
   });
 });

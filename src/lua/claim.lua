@@ -201,20 +201,23 @@ end
 -- A member named like the placeholder field of skyq's hashes, or the active set's
 -- placeholder (lib.lua), can have no record or lease of its own: it becomes a dead
 -- letter, never a lease.
-for i = 1, #candidates do
+-- Both may be among the candidates: look at every one, from the last.
+for i = #candidates, 1, -1 do
   local name = candidates[i]
   if name == KEEP_FIELD or name == KEEP_MEMBER then
     if direct then
       redis.call('ZREM', delayedKey, name)
     else
       redis.call('ZREM', readyKey, readyMember(candidateDues[i], name))
+      if name == KEEP_MEMBER then
+        redis.call('HDEL', dueKey, name) -- toReady wrote it; KEEP_FIELD's is the hash's own
+      end
     end
     redis.call('ZADD', deadKey, now, name)
     redis.call('HSET', reasonKey, name, name == KEEP_FIELD and "the member is the name of skyq's placeholder field"
       or "the member is the name of the active set's placeholder member")
     table.remove(candidates, i)
     table.remove(candidateDues, i)
-    break
   end
 end
 

@@ -189,7 +189,7 @@ local function toReady(ids, dues)
   local pris = prioritiesOf(ids)
   local members, fields = {}, {}
   for i = 1, #ids do
-    members[#members + 1] = pris and pris[i] or '0' -- text: no number to format back
+    members[#members + 1] = pris and tonumber(pris[i]) or 0
     members[#members + 1] = readyMember(dues[i], ids[i])
     fields[#fields + 1] = ids[i]
     fields[#fields + 1] = dues[i]

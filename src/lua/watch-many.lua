@@ -27,8 +27,9 @@ for i = 3, #ARGV do
     local ms = tonumber(head[2]) * unit
     nextMs = ms <= 0 and 0 or (ms >= 9e15 and 9e15 or math.floor(ms + 0.5))
   end
+  -- The active set's first lease: its placeholder (format 7, lib.lua) is the only member at +inf.
   local lease = redis.call('ZRANGE', '{' .. base .. '}:active', 0, 0, 'WITHSCORES')
-  if lease[2] and (nextMs == -1 or tonumber(lease[2]) < nextMs) then
+  if lease[2] and lease[2] ~= 'inf' and (nextMs == -1 or tonumber(lease[2]) < nextMs) then
     nextMs = tonumber(lease[2])
   end
   out[#out + 1] = nextMs
