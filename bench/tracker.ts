@@ -80,7 +80,11 @@ export class RunTracker {
     } else {
       this.enqueued += batch.length;
       if (this.consumes) {
-        for (const m of batch) this.addedAt[this.accounting.indexOf(m.id)] = now;
+        for (const m of batch) {
+          const index = this.accounting.indexOf(m.id);
+          // Started already (before the ack came back): that start counts from due.
+          if (Number.isNaN(this.addedAt[index] as number)) this.addedAt[index] = now;
+        }
       }
     }
     if (!this.consumes) this.progress(this.enqueued);
@@ -95,6 +99,8 @@ export class RunTracker {
     const index = this.accounting.indexOf(id);
     if (this.accounting.record(index) !== 'first') return;
     this.startedAt[index] = start;
+    // Not acknowledged yet: max(due, added) is due for this one (see latenessRecorders).
+    if (Number.isNaN(this.addedAt[index] as number)) this.addedAt[index] = Number.NEGATIVE_INFINITY;
     if (dueMs !== undefined) this.systemDue[index] = dueMs;
     this.lastHandled = start;
     this.progress(this.accounting.handled);
