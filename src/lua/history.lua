@@ -40,19 +40,29 @@ local function forgetState(ids)
   end
 end
 
--- Drop the oldest entries past the count or the age: at most `budget` of them.
-local function trimHistory(retention, now, budget)
-  local excess = redis.call('ZCARD', doneKey) - retention.count
+-- The oldest members of a set scored by time, past a count (`excess` of them over it)
+-- or older than ageMs (0: no age limit): at most `budget`, taken out of the set.
+local function takeOldest(key, excess, ageMs, now, budget)
   local aged = 0
-  if retention.ageMs > 0 then
-    aged = redis.call('ZCOUNT', doneKey, '-inf', '(' .. (now - retention.ageMs))
+  if ageMs > 0 then
+    aged = redis.call('ZCOUNT', key, '-inf', '(' .. (now - ageMs))
   end
   local n = math.min(budget, math.max(excess, aged))
   if n <= 0 then
+    return {}
+  end
+  local old = redis.call('ZRANGE', key, 0, n - 1)
+  bulk('ZREM', key, old)
+  return old
+end
+
+-- Drop the oldest entries past the count or the age: at most `budget` of them.
+local function trimHistory(retention, now, budget)
+  local excess = redis.call('ZCARD', doneKey) - retention.count
+  local old = takeOldest(doneKey, excess, retention.ageMs, now, budget)
+  if #old == 0 then
     return 0
   end
-  local old = redis.call('ZRANGE', doneKey, 0, n - 1)
-  bulk('ZREM', doneKey, old)
   bulk('HDEL', histKey, old)
   -- Records of ids that are pending again (added anew) or dead belong to that message.
   local delayed = bulkRead('ZMSCORE', delayedKey, old)
@@ -78,20 +88,11 @@ local function trimDead(spec, now, budget)
     return 0
   end
   count, age = tonumber(count), tonumber(age)
-  local excess, aged = 0, 0
-  if count > 0 then
-    excess = redis.call('ZCARD', deadKey) - count
+  local excess = count > 0 and redis.call('ZCARD', deadKey) - count or 0
+  local old = takeOldest(deadKey, excess, age, now, budget)
+  if #old > 0 then
+    forget(old)
   end
-  if age > 0 then
-    aged = redis.call('ZCOUNT', deadKey, '-inf', '(' .. (now - age))
-  end
-  local n = math.min(budget, math.max(excess, aged))
-  if n <= 0 then
-    return 0
-  end
-  local old = redis.call('ZRANGE', deadKey, 0, n - 1)
-  bulk('ZREM', deadKey, old)
-  forget(old)
   return #old
 end
 
