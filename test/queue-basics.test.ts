@@ -23,6 +23,21 @@ describe('ordering', () => {
     expect(ready).toBeLessThanOrEqual(next);
   });
 
+  it('counts every delay of one addBulk from one instant, in every group', async () => {
+    // Chunks for different groups read the clock one after another; a pause between them (a
+    // GC, a core taken by another process) once put every odd group's message 1–3 ms later,
+    // so `delay: base + i` came out of order in a list over groups.
+    const q = await redis.queue();
+    const groups = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+    const ids = await q.addBulk(
+      groups.map((group) => ({ body: group, options: { group, delay: 3_600_000 } })),
+    );
+    const scores = await Promise.all(
+      ids.map((id, group) => redis.plain.zscore(keyOf(q.config.prefix, group, 'delayed'), id)),
+    );
+    expect(new Set(scores).size).toBe(1);
+  });
+
   it('delivers by priority, then first in first out among equal priority', async () => {
     const q = await redis.queue();
     const priorities = [5, 0, 5, 1_000_000, 1, 0, 5, 1];

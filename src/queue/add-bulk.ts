@@ -3,6 +3,7 @@
 // one script's run time grows with big bodies. Calls to different groups are
 // independent: when some fail, the caller learns exactly which items went in.
 
+import { performance } from 'node:perf_hooks';
 import { AddBulkError, errors, SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -20,7 +21,8 @@ export interface AddContext {
   config: QueueConfig;
   idBlocks: IdBlocks;
   /** Redis time in ms for the group's server */
-  now(group: number): Promise<number>;
+  /** Redis time in ms at the performance.now() reading `at`, on `group`'s server */
+  now(group: number, at: number): Promise<number>;
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
   /** writes spilled records beside the group's msg hash (spill.ts), before the add */
   spill(group: number, spills: SpillAttempt[], now: number): Promise<unknown>;
@@ -64,10 +66,13 @@ export async function addPrepared(
   const ids: (string | null)[] = prepared.map((m, i) => given[i] ?? (m.callerId || null));
   const failures: { index: number; reason: string }[] = [];
   let cause: unknown;
+  // Every delay of one call counts from this instant, whichever chunk and group it goes in: a
+  // pause between chunks (a GC, a busy core) must not reorder `delay: i` across groups.
+  const at = performance.now();
   await Promise.all(
     chunks(prepared).map(async (chunk) => {
       try {
-        await sendChunk(context, prepared, chunk, ids, given);
+        await sendChunk(context, prepared, chunk, ids, given, at);
       } catch (raw) {
         const error = context.explain(raw);
         cause ??= error;
@@ -162,11 +167,12 @@ async function sendChunk(
   chunk: number[],
   ids: (string | null)[],
   given: (string | null)[],
+  at: number,
 ): Promise<void> {
   const group = (prepared[chunk[0] as number] as PreparedMessage).group;
   const wanted = chunk.filter((index) => ids[index] === null).length;
   const generated = wanted > 0 ? await context.idBlocks.take(group, wanted) : [];
-  const now = await context.now(group);
+  const now = await context.now(group, at);
   // Three per message (id, score, record): what add.lua must handle differently travels in
   // sections of its own, so the common message costs the fewest arguments to encode.
   const sections: Record<'g' | 'c' | 'r', number[]> = { g: [], c: [], r: [] };

@@ -17,8 +17,8 @@ interface Anchor {
   mono: number;
 }
 
-/** The Redis time now, from an anchor. */
-const redisNowFrom = (anchor: Anchor): number => anchor.redisMs + (performance.now() - anchor.mono);
+/** The Redis time at `at` (a performance.now() reading), from an anchor. */
+const redisTimeAt = (anchor: Anchor, at: number): number => anchor.redisMs + (at - anchor.mono);
 
 export class RedisClock {
   readonly #read: TimeReader;
@@ -29,12 +29,15 @@ export class RedisClock {
     this.#read = read;
   }
 
-  /** Redis time in ms; reads the server's clock first if it never did. */
-  async now(): Promise<number> {
+  /**
+   * Redis time in ms, now or at an earlier performance.now() reading `at` (so that one call's
+   * delays all count from one instant); reads the server's clock first if it never did.
+   */
+  async now(at?: number): Promise<number> {
     if (!this.#anchor) await this.measure();
     const anchor = this.#anchor as unknown as Anchor;
     if (performance.now() - anchor.mono > REFRESH_MS) void this.measure().catch(() => undefined);
-    return redisNowFrom(anchor);
+    return redisTimeAt(anchor, at ?? performance.now());
   }
 
   measure(): Promise<void> {

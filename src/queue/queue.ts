@@ -108,7 +108,7 @@ export class Queue {
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
     this.#adder = addContextOf(this.client, this.config, {
-      now: (group) => this.clock(group).now(),
+      now: (group, at) => this.clock(group).now(at),
       run: (name, group, args) => this.run(name, group, args),
       explain: (error) => this.#scripts.explain(error),
     });
