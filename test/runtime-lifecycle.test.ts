@@ -121,6 +121,11 @@ describe('start and stop', () => {
       handler: fixture('missing.mjs'),
     };
     await expect(startActors(missing)).rejects.toThrow(/cannot load handler/);
+    // A function is what a newcomer passes first; it cannot reach a worker thread.
+    const inline = { ...missing, handler: (async () => undefined) as unknown as string };
+    await expect(startActors(inline)).rejects.toThrow(
+      /^handler: must be a module path, not a function: actors run in worker threads/,
+    );
   });
 });
 

@@ -114,7 +114,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (groups.length === 0) throw errors.invalidOption('only', 'names no group');
   const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
   if (leaseMs < 100) throw errors.invalidOption('leaseMs', 'must be at least 100 ms', leaseMs);
-  const url = options.handler ? handlerUrl(options.handler) : null;
+  const url = options.handler === undefined ? null : handlerUrl(checkHandlerPath(options.handler));
   const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
@@ -210,4 +210,18 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
       events,
     }).filter(([, v]) => v !== undefined),
   );
+}
+
+/** Actors run in worker threads, which take code by module path: a function cannot travel. */
+function checkHandlerPath(handler: unknown): string {
+  if (typeof handler === 'function') {
+    throw errors.invalidOption(
+      'handler',
+      "must be a module path, not a function: actors run in worker threads, so put the function in a module's default export and pass its path",
+    );
+  }
+  if (typeof handler !== 'string' || handler === '') {
+    throw errors.invalidOption('handler', 'must be a module path', handler);
+  }
+  return handler;
 }
