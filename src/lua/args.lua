@@ -119,7 +119,7 @@ local function argAcks(first)
   end
 end
 
--- Which dead letters (lib.lua selectDead): '*' and how many of the oldest, or 'ids' and ids.
+-- Which dead letters (lib-ids.lua selectDead): '*' and how many of the oldest, or 'ids' and ids.
 local function argDeadSelection()
   if argOneOf(1, 'selection', { '*', 'ids' }) == '*' then
     argCount(2)

@@ -1,8 +1,9 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
-// events.lua, history.lua and dedupe.lua are put in front of each group script (they all take one group's keys); the
-// multi-group scripts have only args.lua and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once per server
-// when the cache is empty).
+// lib-ids.lua, events.lua, history.lua and dedupe.lua are put in front of each group
+// script (they all take one group's keys); the multi-group scripts have only args.lua
+// and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once
+// per server when the cache is empty).
 import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
@@ -61,6 +62,7 @@ function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
     const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
     const lib = `${read('args')}
 ${read('lib')}
+${read('lib-ids')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;
