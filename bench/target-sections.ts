@@ -4,138 +4,29 @@
  * returns its rows plus the raw results behind them.
  */
 import { execFile } from 'node:child_process';
-
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import type { Launcher } from '../src/index.js';
-import { startRedisServer } from '../src/redis/server.js';
 import { actorLatenessP99 } from './launcher-figures.js';
 import { cpuSince } from './measures.js';
-import { runSkyq, type SkyqRunOptions } from './skyq.js';
-import {
-  BENCH_HANDLER,
-  IDLE_AFTER_READY_MS,
-  measureIdle,
-  type StartCost,
-  tempLogDir,
-  timedStart,
-} from './start-cost.js';
+import { IDLE_AFTER_READY_MS, measureIdle } from './start-cost.js';
 import { foreignSection } from './target-foreign.js';
-import type { Target, TargetRow } from './target-table.js';
-import type { BenchResult } from './workloads.js';
-import { defaultWorkload, type WorkloadOptions } from './workloads.js';
-
-export interface Sizes {
-  idleSeconds: number;
-  steadyRate: number;
-  steadySeconds: number;
-  seedCount: number;
-  seedSpreadMs: number;
-  burstCount: number;
-  addbulkCount: number;
-  poolCount: number;
-  memoryCount: number;
-  growthPending: number;
-  growthBase: number;
-  growthDrain: number;
-  /** seconds past the last due time before the rest counts as lost */
-  graceSeconds: number;
-  /** startActors' actorNice for every section (undefined: its default) */
-  actorNice?: number;
-  /** true: keepDone false in the consuming runs, to price the history default */
-  noHistory?: boolean;
-  /** named jobs in the consuming runs: names job.0 … job.<n−1>, a command table handler */
-  names?: number;
-}
-
-export interface SectionOutcome {
-  rows: TargetRow[];
-  results: Record<string, unknown>;
-}
-
-type Section = (sizes: Sizes) => Promise<SectionOutcome>;
-
-const ACTORS = 10;
-
-async function withServer<T>(run: (url: string) => Promise<T>): Promise<T> {
-  const server = await startRedisServer();
-  try {
-    return await run(server.url);
-  } finally {
-    await server.stop();
-  }
-}
-
-/** One skyq run on its own fresh redis-server. */
-function skyqRun(w: WorkloadOptions, sizes: Sizes, options: SkyqRunOptions = {}) {
-  w.graceMs = sizes.graceSeconds * 1000;
-  const nice = sizes.actorNice === undefined ? {} : { actorNice: sizes.actorNice };
-  const history = sizes.noHistory ? { keepDone: false as const } : {};
-  const names = sizes.names ? { names: sizes.names } : {};
-  return withServer((url) => runSkyq(url, w, { ...nice, ...history, ...names, ...options }));
-}
-
-function workload(name: WorkloadOptions['name'], changes: Partial<WorkloadOptions>) {
-  return { ...defaultWorkload(name), ...changes };
-}
-
-const atMost = (n: number): Target => ({ atMost: n });
-const atLeast = (n: number): Target => ({ atLeast: n });
-
-function row(section: string, figure: string, measured: number, unit: string, target?: Target) {
-  return target ? { section, figure, measured, unit, target } : { section, figure, measured, unit };
-}
-
-const perMessageUs = (seconds: number, r: BenchResult) => (seconds * 1e6) / r.messages;
-
-/** Lost, duplicates and early starts: the guarantees every consuming section checks. */
-function guaranteeRows(section: string, r: BenchResult, label = ''): TargetRow[] {
-  return [
-    row(section, `lost${label}`, r.lost, '', atMost(0)),
-    row(section, `duplicates${label}`, r.duplicates, '', atMost(0)),
-    row(section, `early starts${label}`, r.early.count, '', atMost(0)),
-    row(section, `earliest start, before due${label}`, r.early.maxMs, 'ms'),
-  ];
-}
+import {
+  ACTORS,
+  atLeast,
+  atMost,
+  guaranteeRows,
+  perMessageUs,
+  row,
+  type Section,
+  skyqRun,
+  waitForHandled,
+  withActors,
+  workload,
+} from './target-kit.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-
-/** Resolves how many the actors handled once `count` were, or when `ms` passed. */
-async function waitForHandled(launcher: Launcher, count: number, ms: number): Promise<number> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const done = (await launcher.stats()).totals.done;
-    if (done >= count || Date.now() > until) return done;
-    await sleep(100);
-  }
-}
-
-/** Ten actors with startActors' defaults on a fresh server, stopped after `run`. */
-function withActors<T>(
-  sizes: Sizes,
-  run: (url: string, cost: StartCost, launcher: Launcher) => Promise<T>,
-): Promise<T> {
-  return withServer(async (url) => {
-    const logs = tempLogDir();
-    let launcher: Launcher | undefined;
-    try {
-      const nice = sizes.actorNice === undefined ? {} : { actorNice: sizes.actorNice };
-      const started = await timedStart({
-        redis: url,
-        handler: BENCH_HANDLER,
-        logDir: logs.dir,
-        ...nice,
-      });
-      launcher = started.launcher;
-      return await run(url, started.cost, started.launcher);
-    } finally {
-      await launcher?.stop(1000);
-      logs.remove();
-    }
-  });
-}
 
 const start: Section = (sizes) =>
   withActors(sizes, async (_url, cost) => {

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SECTIONS, type SectionName, type Sizes } from './target-sections.js';
+import type { Sizes } from './target-kit.js';
+import { SECTIONS, type SectionName } from './target-sections.js';
 import { formatTargetTable, type TargetRow, verdict } from './target-table.js';
 
 interface SizeFlag {
