@@ -33,11 +33,7 @@ end
 local function forgetState(ids)
   dropBigs(ids)
   bulk('HDEL', dueKey, ids)
-  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
-    if redis.call('EXISTS', key) == 1 then
-      bulk('HDEL', key, ids)
-    end
-  end
+  forgetRare(ids)
 end
 
 -- The oldest members of a set scored by time, past a count (`excess` of them over it)

@@ -34,6 +34,16 @@ local function dropBigs(ids)
   bulk('HDEL', bigKey, ids)
 end
 
+-- Priorities, attempts and failures of these ids: rare, so hashes that do not
+-- exist are skipped.
+local function forgetRare(ids)
+  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
+    if redis.call('EXISTS', key) == 1 then
+      bulk('HDEL', key, ids)
+    end
+  end
+end
+
 -- Forget everything stored for these ids except set memberships.
 local function forget(ids)
   -- Never the placeholder field, which a raw member may be named like (see claim.lua).
@@ -74,12 +84,7 @@ local function forget(ids)
       bulk('HDEL', renamedKey, gone)
     end
   end
-  -- Priorities and failures are rare too: skip hashes that do not exist.
-  for _, key in ipairs({ priKey, attKey, errKey, reasonKey }) do
-    if redis.call('EXISTS', key) == 1 then
-      bulk('HDEL', key, ids)
-    end
-  end
+  forgetRare(ids)
 end
 
 -- Leases named from ARGV[first..last] (last: the end of ARGV when nil): groups
