@@ -174,42 +174,30 @@ function checkClock(value: unknown): () => number {
   return value as () => number;
 }
 
-/** The Queue options inside RuntimeOptions. */
+/** The Queue options inside RuntimeOptions: the actors' and the coordinator's queues take them. */
+const QUEUE_OPTION_NAMES = [
+  'redis',
+  'cluster',
+  'sentinel',
+  'tls',
+  'prefix',
+  'groups',
+  'scoreUnit',
+  'maxBodyBytes',
+  'attempts',
+  'backoff',
+  'keepDone',
+  'keepDead',
+  'resultMaxBytes',
+  'events',
+] as const satisfies readonly (keyof QueueOptions & keyof RuntimeOptions)[];
+
 function queueOptionsOf(options: RuntimeOptions): QueueOptions {
-  const {
-    redis,
-    cluster,
-    sentinel,
-    tls,
-    prefix,
-    groups,
-    scoreUnit,
-    maxBodyBytes,
-    attempts,
-    backoff,
-    keepDone,
-    keepDead,
-    resultMaxBytes,
-    events,
-  } = options;
-  return Object.fromEntries(
-    Object.entries({
-      redis,
-      cluster,
-      sentinel,
-      tls,
-      prefix,
-      groups,
-      scoreUnit,
-      maxBodyBytes,
-      attempts,
-      backoff,
-      keepDone,
-      keepDead,
-      resultMaxBytes,
-      events,
-    }).filter(([, v]) => v !== undefined),
-  );
+  const picked: Record<string, unknown> = {};
+  for (const name of QUEUE_OPTION_NAMES) {
+    if (options[name] !== undefined) picked[name] = options[name];
+  }
+  return picked as QueueOptions;
 }
 
 /** Actors run in worker threads, which take code by module path: a function cannot travel. */
