@@ -24,6 +24,7 @@ const FILES = [
   'dom.js',
   'charts.js',
   'tables.js',
+  'cursor-pages.js',
   'dead-letters.js',
   'job.js',
   'jobs.js',

@@ -3,6 +3,7 @@
 // (each page's `next`), so a deep page costs the server what the first one does; the view
 // keeps the cursors of the pages before, for going back.
 import { get, post } from './api.js';
+import { CursorPages } from './cursor-pages.js';
 import {
   confirmAction,
   el,
@@ -16,13 +17,10 @@ import {
 const PAGE = 20;
 
 export class DeadLetterView {
-  /** where each page so far starts: '' for the first, then each page's next */
-  #starts = [''];
-  #next = null;
+  #pages = new CursorPages(() => this.#load());
   #total = 0;
   /** row id → the id as the server wants it back (text, or { base64 } for binary ids) */
   #selected = new Map();
-  #loading = null;
   #wire = new Map();
   #onChanged;
 
@@ -31,12 +29,11 @@ export class DeadLetterView {
     this.groupSelect = document.getElementById('dead-group');
     this.tbody = document.querySelector('#dead tbody');
     this.groupSelect.addEventListener('change', () => {
-      this.#starts = [''];
       this.#selected.clear();
-      void this.load();
+      void this.#pages.restart();
     });
-    document.getElementById('dead-prev').addEventListener('click', () => this.#move(-1));
-    document.getElementById('dead-next').addEventListener('click', () => this.#move(1));
+    document.getElementById('dead-prev').addEventListener('click', () => this.#pages.move(-1));
+    document.getElementById('dead-next').addEventListener('click', () => this.#pages.move(1));
     document.getElementById('dead-select-page').addEventListener('change', (event) => {
       for (const box of this.tbody.querySelectorAll('input[type=checkbox]')) {
         box.checked = event.currentTarget.checked;
@@ -59,36 +56,29 @@ export class DeadLetterView {
   }
 
   load() {
-    this.#loading ??= this.#load().finally(() => {
-      this.#loading = null;
-    });
-    return this.#loading;
+    return this.#pages.load();
   }
 
   async #load() {
     const params = new URLSearchParams({ limit: PAGE });
-    const start = this.#starts.at(-1);
-    if (start) params.set('cursor', start);
+    if (this.#pages.start) params.set('cursor', this.#pages.start);
     if (this.groupSelect.value !== '') params.set('group', this.groupSelect.value);
     const page = await get(`/api/dead?${params}`);
     this.#total = page.total;
     // The letters of this page went (retried, purged): back to the page before.
-    if (page.letters.length === 0 && this.#starts.length > 1) {
-      this.#starts.pop();
-      return this.#load();
-    }
-    this.#next = page.next;
+    if (page.letters.length === 0 && this.#pages.back()) return this.#load();
+    this.#pages.next = page.next;
     replaceChildren(
       this.tbody,
       page.letters.length === 0
         ? el('tr', {}, el('td', { colspan: 8, class: 'empty' }, 'no dead letters'))
         : page.letters.map((letter) => this.#row(letter)),
     );
-    const before = (this.#starts.length - 1) * PAGE;
+    const before = (this.#pages.number - 1) * PAGE;
     const first = page.letters.length ? before + 1 : 0;
     document.getElementById('dead-range').textContent =
       `${formatCount(first)}–${formatCount(before + page.letters.length)} of ${formatCount(page.total)}`;
-    document.getElementById('dead-prev').disabled = this.#starts.length === 1;
+    document.getElementById('dead-prev').disabled = this.#pages.number === 1;
     document.getElementById('dead-next').disabled = page.next === null;
     document.getElementById('dead-select-page').checked = false;
     this.#updateButtons();
@@ -129,13 +119,6 @@ export class DeadLetterView {
     const none = this.#selected.size === 0;
     document.getElementById('dead-retry-selected').disabled = none;
     document.getElementById('dead-purge-selected').disabled = none;
-  }
-
-  /** One page on (1) or back (-1). */
-  #move(by) {
-    if (by > 0 && this.#next) this.#starts.push(this.#next);
-    if (by < 0 && this.#starts.length > 1) this.#starts.pop();
-    void this.load();
   }
 
   async #act(action, all) {

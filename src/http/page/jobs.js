@@ -3,6 +3,7 @@
 // search, and per row: run now (delayed), cancel (delayed, ready), retry (dead). Clicking a row
 // shows the whole record. Every value goes in as text (dom.js el), so no body can run as markup.
 import { ApiError, get, post } from './api.js';
+import { CursorPages } from './cursor-pages.js';
 import {
   confirmAction,
   el,
@@ -25,10 +26,7 @@ const WHEN = {
 
 export class JobBrowser {
   #state = 'delayed';
-  /** where each page so far starts: '' for the first, then each page's cursor */
-  #starts = [''];
-  #next = null;
-  #loading = null;
+  #pages = new CursorPages(() => this.#load());
 
   constructor() {
     this.tabs = document.getElementById('jobs-tabs');
@@ -57,11 +55,11 @@ export class JobBrowser {
     );
     document.getElementById('jobs-search').addEventListener('submit', (event) => {
       event.preventDefault();
-      this.#restart();
+      void this.#pages.restart();
     });
-    this.groupSelect.addEventListener('change', () => this.#restart());
-    document.getElementById('jobs-prev').addEventListener('click', () => this.#move(-1));
-    document.getElementById('jobs-next').addEventListener('click', () => this.#move(1));
+    this.groupSelect.addEventListener('change', () => void this.#pages.restart());
+    document.getElementById('jobs-prev').addEventListener('click', () => this.#pages.move(-1));
+    document.getElementById('jobs-next').addEventListener('click', () => this.#pages.move(1));
   }
 
   setGroups(count) {
@@ -69,10 +67,7 @@ export class JobBrowser {
   }
 
   load() {
-    this.#loading ??= this.#load().finally(() => {
-      this.#loading = null;
-    });
-    return this.#loading;
+    return this.#pages.load();
   }
 
   #choose(state) {
@@ -80,24 +75,12 @@ export class JobBrowser {
     for (const tab of this.tabs.children) {
       tab.setAttribute('aria-selected', String(tab.dataset.state === state));
     }
-    this.#restart();
-  }
-
-  #restart() {
-    this.#starts = [''];
-    void this.load();
-  }
-
-  #move(by) {
-    if (by > 0 && this.#next) this.#starts.push(this.#next);
-    if (by < 0 && this.#starts.length > 1) this.#starts.pop();
-    void this.load();
+    void this.#pages.restart();
   }
 
   async #load() {
     const params = new URLSearchParams({ state: this.#state, limit: PAGE });
-    const start = this.#starts.at(-1);
-    if (start) params.set('cursor', start);
+    if (this.#pages.start) params.set('cursor', this.#pages.start);
     if (this.groupSelect.value !== '') params.set('group', this.groupSelect.value);
     const prefix = this.prefixInput.value.trim();
     if (prefix) params.set('prefix', prefix);
@@ -112,7 +95,7 @@ export class JobBrowser {
       const tab = document.getElementById(`jobs-tab-${state}`);
       tab.querySelector('.count').textContent = formatCount(page.counts[state]);
     }
-    this.#next = page.cursor;
+    this.#pages.next = page.cursor;
     const [whenLabel] = WHEN[this.#state] ?? [];
     const heads = ['id', 'group', 'name', 'due', 'attempts', whenLabel, 'body', ''].filter(
       (h) => h !== undefined,
@@ -146,9 +129,9 @@ export class JobBrowser {
       ),
     );
     document.getElementById('jobs-range').textContent = page.items.length
-      ? `page ${this.#starts.length} · ${formatCount(page.items.length)} shown`
-      : `page ${this.#starts.length}`;
-    document.getElementById('jobs-prev').disabled = this.#starts.length === 1;
+      ? `page ${this.#pages.number} · ${formatCount(page.items.length)} shown`
+      : `page ${this.#pages.number}`;
+    document.getElementById('jobs-prev').disabled = this.#pages.number === 1;
     document.getElementById('jobs-next').disabled = page.cursor === null;
   }
 
