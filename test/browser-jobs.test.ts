@@ -143,6 +143,49 @@ describe('the job browser in a browser', () => {
     await page.locator('#jobs-prefix').fill('');
   });
 
+  it('shows the tab clicked while the page before was still loading, not that page', async () => {
+    await tab('done');
+    // Hold the next delayed page until the dead tab was clicked; then the dead page must follow
+    // at once (the app's own refresh of the browser comes only every 5 s).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/list?*state=delayed*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const asked: { state: string | null; at: number }[] = [];
+    const onRequest = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/api/list')
+        asked.push({ state: url.searchParams.get('state'), at: Date.now() });
+    };
+    page.on('request', onRequest);
+    try {
+      await page.locator('#jobs-tab-delayed').click();
+      await waitFor('the delayed page asked for', async () =>
+        asked.some((a) => a.state === 'delayed') ? true : undefined,
+      );
+      await page.locator('#jobs-tab-dead').click();
+      const releasedAt = Date.now();
+      release();
+      const dead = await waitFor(
+        'the dead page asked for',
+        async () => asked.find((a) => a.state === 'dead' && a.at >= releasedAt),
+        4_000,
+      );
+      // Before, the click joined the held load and the dead page came with the next refresh.
+      expect(dead.at - releasedAt).toBeLessThan(800);
+      await page.waitForFunction(
+        () => document.querySelector('#jobs-tab-dead')?.getAttribute('aria-selected') === 'true',
+      );
+    } finally {
+      page.off('request', onRequest);
+      await page.unroute('**/api/list?*state=delayed*');
+    }
+  });
+
   it('answers bad list queries with a 400 naming what is wrong', async () => {
     for (const [query, message] of [
       ['state=waiting', 'state: must be one of delayed, ready, active, done, dead'],

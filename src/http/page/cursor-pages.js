@@ -1,6 +1,8 @@
 // Where a view that pages by cursor stands: the cursor each page so far starts at ('' for the
-// first), the next page's cursor from the last reply, and one load at a time (a click while a
-// page is on its way joins that load). The job browser and the dead letters page by it.
+// first), the next page's cursor from the last reply, and one load at a time. A refresh while a
+// page is on its way joins that load; a new page (restart, move) waits for it and loads again,
+// since the load under way read the old tab, group and cursor. The job browser and the dead
+// letters page by it.
 export class CursorPages {
   #starts = [''];
   #loading = null;
@@ -23,24 +25,30 @@ export class CursorPages {
     return this.#starts.length;
   }
 
-  load() {
-    this.#loading ??= this.#fetch().finally(() => {
-      this.#loading = null;
-    });
-    return this.#loading;
+  /** Loads this page; `fresh`: even when a load is under way (after it). */
+  load(fresh = false) {
+    if (this.#loading && !fresh) return this.#loading;
+    const before = this.#loading?.catch(() => undefined) ?? Promise.resolve();
+    const loading = before
+      .then(() => this.#fetch())
+      .finally(() => {
+        if (this.#loading === loading) this.#loading = null;
+      });
+    this.#loading = loading;
+    return loading;
   }
 
   /** Back to the first page, and loads it. */
   restart() {
     this.#starts = [''];
-    return this.load();
+    return this.load(true);
   }
 
   /** One page on (1) or back (-1), and loads it. */
   move(by) {
     if (by > 0 && this.next) this.#starts.push(this.next);
     if (by < 0) this.back();
-    return this.load();
+    return this.load(true);
   }
 
   /** Forgets this page for the one before (without loading); false on the first page. */
