@@ -10,14 +10,14 @@
  * here, seconds of Redis time.)
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_NAMES } from '../../src/base/keys.js';
 import type { Message } from '../../src/index.js';
 import { Queue } from '../../src/index.js';
-import { SCRIPT_NAMES } from '../../src/redis/scripts.js';
+import { SCRIPT_NAMES, scriptSource } from '../../src/redis/scripts.js';
 import { untilRedisTime } from '../helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from '../helpers/redis.js';
 import { noteRetry } from '../helpers/retry-log.js';
@@ -26,7 +26,6 @@ const MESSAGES = 5_000;
 const BIG = 'b'.repeat(1024 * 1024);
 const SMALL = 's'.repeat(2 * 1024);
 const bodyOf = (i: number) => (i % 10 === 0 ? BIG : SMALL);
-const LUA_DIR = new URL('../../src/lua/', import.meta.url);
 
 let server: RedisServerHandle;
 let plain: Redis;
@@ -54,17 +53,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Script names by the SHA1 ioredis runs them under (lib.lua, history.lua, then the script). */
+/** Script names by the SHA1 ioredis runs them under (the loader's full text of each). */
 function scriptNames(): Map<string, string> {
-  const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-  const lib = `${read('lib')}\n${read('history')}`;
   return new Map(
-    SCRIPT_NAMES.map((name) => [
-      createHash('sha1')
-        .update(`${lib}\n${read(name)}`)
-        .digest('hex'),
-      name,
-    ]),
+    SCRIPT_NAMES.map((name) => [createHash('sha1').update(scriptSource(name)).digest('hex'), name]),
   );
 }
 
