@@ -24,9 +24,8 @@ describe('ordering', () => {
   });
 
   it('counts every delay of one addBulk from one instant, in every group', async () => {
-    // Chunks for different groups read the clock one after another; a pause between them (a
-    // GC, a core taken by another process) once put every odd group's message 1–3 ms later,
-    // so `delay: base + i` came out of order in a list over groups.
+    // Each group's chunk read the clock in turn: a pause between them once put the odd
+    // groups' messages 1–3 ms later, and `delay: base + i` out of order over groups.
     const q = await redis.queue();
     const groups = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
     const ids = await q.addBulk(

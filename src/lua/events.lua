@@ -1,6 +1,6 @@
 -- events.lua: the group's event stream, read by queue.events() and queue.waitFor()
--- (src/queue/events/). The loader puts this text after lib.lua and history.lua, in
--- front of each group script.
+-- (src/queue/events/). The loader puts this text after lib.lua and lib-ids.lua, and
+-- before history.lua, in front of each group script.
 --
 -- Stream `{prefix:g}:fin` (KEYS[23]): one entry per call and type of event, with
 -- at most EVENTS_PER_ENTRY events, and about EVENT_ENTRIES entries kept (MAXLEN ~):

@@ -1,5 +1,6 @@
 -- history.lua: finished jobs kept for a while, with their results. The loader
--- puts this text after lib.lua, in front of each script.
+-- puts this text after lib.lua, lib-ids.lua and events.lua, in front of each group
+-- script.
 --
 -- A kept job keeps its record where it was in the msg hash (no body is copied;
 -- a spilled body over 64 KiB is not kept, see forgetState), and gains:

@@ -1,5 +1,6 @@
--- lib.lua: helpers shared by every skyq script. The loader puts this text in
--- front of each script, so a script sees these locals as if it wrote them.
+-- lib.lua: helpers shared by every group script. The loader puts this text in
+-- front of each one, so a script sees these locals as if it wrote them (the
+-- multi-group scripts, such as watch-many.lua, stand alone).
 --
 -- Record (msg hash, one field per message):
 --   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|[tags]<kind><body>

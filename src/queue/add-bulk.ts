@@ -20,7 +20,6 @@ const CHUNK_BYTES = 1024 * 1024;
 export interface AddContext {
   config: QueueConfig;
   idBlocks: IdBlocks;
-  /** Redis time in ms for the group's server */
   /** Redis time in ms at the performance.now() reading `at`, on `group`'s server */
   now(group: number, at: number): Promise<number>;
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
@@ -67,7 +66,8 @@ export async function addPrepared(
   const failures: { index: number; reason: string }[] = [];
   let cause: unknown;
   // Every delay of one call counts from this instant, whichever chunk and group it goes in: a
-  // pause between chunks (a GC, a busy core) must not reorder `delay: i` across groups.
+  // pause between chunks (a GC, a busy core) must not reorder `delay: i` across groups. Exact
+  // on one clock (a standalone or Sentinel server); a cluster's groups each read their own.
   const at = performance.now();
   await Promise.all(
     chunks(prepared).map(async (chunk) => {

@@ -114,7 +114,9 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (groups.length === 0) throw errors.invalidOption('only', 'names no group');
   const leaseMs = checkDuration('leaseMs', options.leaseMs ?? 30_000);
   if (leaseMs < 100) throw errors.invalidOption('leaseMs', 'must be at least 100 ms', leaseMs);
-  const url = options.handler === undefined ? null : handlerUrl(checkHandlerPath(options.handler));
+  // No handler ('' and null too, as before): the default one, which logs each message.
+  const named = options.handler ?? '';
+  const url = named === '' ? null : handlerUrl(checkHandlerPath(named));
   const poolSize = checkInteger('pool', options.pool ?? 0, 0, 256);
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
@@ -174,7 +176,10 @@ function checkClock(value: unknown): () => number {
   return value as () => number;
 }
 
-/** The Queue options inside RuntimeOptions: the actors' and the coordinator's queues take them. */
+/**
+ * The Queue options a launcher passes on to its actors' and coordinator's queues; the others
+ * (connectionName, autoPipelining, warnEviction, failFast) each thread sets for itself.
+ */
 const QUEUE_OPTION_NAMES = [
   'redis',
   'cluster',
@@ -208,7 +213,7 @@ function checkHandlerPath(handler: unknown): string {
       "must be a module path, not a function: actors run in worker threads, so put the function in a module's default export and pass its path",
     );
   }
-  if (typeof handler !== 'string' || handler === '') {
+  if (typeof handler !== 'string') {
     throw errors.invalidOption('handler', 'must be a module path', handler);
   }
   return handler;
