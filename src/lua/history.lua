@@ -87,9 +87,7 @@ local function trimDead(spec, now, budget)
   count, age = tonumber(count), tonumber(age)
   local excess = count > 0 and redis.call('ZCARD', deadKey) - count or 0
   local old = takeOldest(deadKey, excess, age, now, budget)
-  if #old > 0 then
-    forget(old)
-  end
+  forget(old) -- returns at once when nothing was taken
   return #old
 end
 
