@@ -11,8 +11,10 @@ import type { QueueConfig } from '../config.js';
 import type { Message } from '../message.js';
 import { headerOf, tagsOf } from '../record.js';
 import { firstOccurrence, step } from './next.js';
+import { type PreviewOptions, previewOf } from './preview.js';
 import { checkScheduleId, checkSpec, type ScheduleSpec, type ScheduleState } from './spec.js';
 
+export type { PreviewOptions } from './preview.js';
 export type { ScheduleSpec, ScheduleState } from './spec.js';
 
 type Run = (
@@ -93,6 +95,21 @@ export class Schedules {
       if (text) return JSON.parse(text) as ScheduleState;
     }
     return null;
+  }
+
+  /**
+   * The next `count` run times (default 10, epoch ms) of a stored schedule (its id) or of a
+   * spec, from `from` on (default now, on Redis's clock). Writes nothing.
+   */
+  async preview(what: string | ScheduleSpec, options?: PreviewOptions): Promise<number[]> {
+    const { config, now } = this.#parts;
+    if (typeof what === 'string') {
+      const state = await this.get(what);
+      if (!state) throw errors.invalidOption('id', 'names no schedule', what);
+      return previewOf(state, options, () => now(state.group));
+    }
+    const checked = checkSpec(config, 'preview', what);
+    return previewOf(checked.state, options, () => now(checked.state.group));
   }
 
   /** Every schedule, by id. */
