@@ -32,6 +32,7 @@ export const SCRIPT_NAMES = [
   'schedule-advance',
   'schedule-remove',
   'schedule-list',
+  'schedule-home',
   'spill-drop',
   'intake-dead',
   'ratelimit-holdback',

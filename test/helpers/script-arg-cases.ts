@@ -133,11 +133,32 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     },
     time: { valid: [], bad: [['an argument', ['x']]] },
     'schedule-upsert': {
-      valid: ['1', 'args-s', 'digest', '{"id":"args-s"}', '|0|3|f1000|', 's', '', '0'],
+      valid: ['1', 'args-s', 'digest', '{"id":"args-s"}', '|0|3|f1000|', 's'].concat([
+        '1',
+        '',
+        '0',
+        '',
+        '0',
+        '',
+        '0',
+      ]),
       bad: [],
     },
     'schedule-advance': { valid: ['1', 'args-s', '1000', 'digest', '', '0'], bad: [] },
-    'schedule-remove': { valid: ['args-s'], bad: [['an empty id', ['']]] },
+    'schedule-remove': {
+      valid: ['args-s', ''],
+      bad: [
+        ['an empty id', ['', '']],
+        ['a fence without its generation', ['args-s', '', 'fence']],
+      ],
+    },
+    'schedule-home': {
+      valid: ['read', 'args-s'],
+      bad: [
+        ['a claim without its group', ['claim', 'args-s']],
+        ['a release of a marker without its generation', ['release', 'args-s', '3']],
+      ],
+    },
     'schedule-list': { valid: [''], bad: [['nothing at all', []]] },
     'spill-drop': {
       valid: ['nonce'],
@@ -205,7 +226,8 @@ function badValues(name: string, valid: Args): Case[] {
     'dead-list': [1, 2, 3, 5],
     'dead-retry': [2],
     'dead-purge': [2],
-    'schedule-upsert': [1, 7, 8],
+    'schedule-upsert': [1, 7, 9, 10, 11, 12, 13],
+    'schedule-remove': [2],
     'schedule-advance': [1, 3, 5, 6],
     'intake-dead': [4],
     format: [1],
@@ -245,6 +267,10 @@ function badValues(name: string, valid: Args): Case[] {
       [4, '[1, 2]'],
     ],
     'schedule-advance': [[2, '']],
+    'schedule-home': [
+      [1, 'take'],
+      [2, ''],
+    ],
     'intake-dead': [[1, '']],
     'watch-many': [[2, '']],
     'intake-alive': [[1, '']],

@@ -65,11 +65,18 @@ export interface ScheduleState {
   last?: number;
   /** occurrences consumers got so far */
   count: number;
+  /** the placement generation it was written under (schedule-home.lua); absent before format 8 */
+  gen?: number;
 }
 
 /** A checked spec: its state fields (no next/last/count yet) and the record's parts. */
 export interface CheckedSpec {
-  state: Omit<ScheduleState, 'next' | 'last' | 'count' | 'anchor'> & { anchor?: number };
+  state: Omit<ScheduleState, 'next' | 'last' | 'count' | 'anchor' | 'gen'> & { anchor?: number };
+  /**
+   * The group the spec names (by group or key); undefined when it names none: the schedule
+   * stays where it is, and a new one goes to the id's home group (state.group until then).
+   */
+  target: { group: number; field: 'group' | 'key'; value: unknown } | undefined;
   body: { kind: string; data: string | Buffer };
   maxAttempts: number;
   backoff: Backoff;
@@ -78,6 +85,10 @@ export interface CheckedSpec {
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** Bodies stay in one script's reach: no spilling for occurrences. */
 const MAX_SCHEDULE_BODY = 60 * 1024;
+
+/** The group a schedule id names no group for goes to, and where its placement is kept. */
+export const homeGroup = (config: Pick<QueueConfig, 'groups'>, id: string): number =>
+  hashString(`schedule:${id}`) % config.groups;
 
 export function checkScheduleId(value: unknown): string {
   const id = checkId('id', value);
@@ -152,13 +163,14 @@ export function checkSpec(config: QueueConfig, id: string, spec: unknown): Check
   const zone = tz === undefined ? 'UTC' : checkTimeZone(tz);
   if (every !== undefined && tz !== undefined)
     throw errors.invalidOption('tz', 'goes with cron, not every');
-  let target: number;
-  if (group !== undefined) target = checkGroup('group', group, config.groups);
-  else if (key !== undefined) {
+  let target: CheckedSpec['target'];
+  if (group !== undefined) {
+    target = { group: checkGroup('group', group, config.groups), field: 'group', value: group };
+  } else if (key !== undefined) {
     if (typeof key !== 'string' || key.length === 0)
       throw errors.invalidOption('key', 'must be a non-empty string', key);
-    target = hashString(key) % config.groups;
-  } else target = hashString(`schedule:${id}`) % config.groups;
+    target = { group: hashString(key) % config.groups, field: 'key', value: key };
+  }
   if (missed !== 'once' && missed !== 'skip')
     throw errors.invalidOption('missed', "must be 'once' or 'skip'", missed);
   const stored = serialiseBody(body);
@@ -166,7 +178,7 @@ export function checkSpec(config: QueueConfig, id: string, spec: unknown): Check
     throw errors.body('body', `is ${stored.bytes} bytes, over ${MAX_SCHEDULE_BODY} for a schedule`);
   const state: CheckedSpec['state'] = {
     id,
-    group: target,
+    group: target?.group ?? homeGroup(config, id),
     tz: zone,
     priority: checkInteger('priority', priority, 0, MAX_PRIORITY),
     missed,
@@ -183,6 +195,7 @@ export function checkSpec(config: QueueConfig, id: string, spec: unknown): Check
   if (state.startAt !== undefined) state.anchor = state.startAt;
   return {
     state,
+    target,
     body: { kind: stored.kind, data: stored.data },
     maxAttempts:
       attempts === undefined ? config.attempts : checkInteger('attempts', attempts, 1, 1000),
