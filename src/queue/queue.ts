@@ -89,7 +89,7 @@ export class Queue {
     );
     this.schedules = new Schedules({
       config: this.config,
-      run: (name, group, args) => this.run(name, group, args),
+      run: (name, group, args, buffers) => this.run(name, group, args, buffers),
       now: (group) => this.clock(group).now(),
     });
     this.rateLimits = new RateLimits(
@@ -324,9 +324,9 @@ export class Queue {
     return this.#leases.release(messages, options.attempted === true);
   }
 
-  /** Runs one script against one group's keys. */
-  run(name: ScriptName, group: number, args: Args): Promise<unknown> {
-    return this.#scripts.run(name, group, args);
+  /** Runs one script against one group's keys (`buffers`: the reply's strings as Buffers). */
+  run(name: ScriptName, group: number, args: Args, buffers = false): Promise<unknown> {
+    return this.#scripts.run(name, group, args, buffers);
   }
 
   /** Runs a script over several groups at once (see Scripts.runMulti). */

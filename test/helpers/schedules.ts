@@ -18,7 +18,7 @@ export function clockedSchedules(queue: Queue, start: number): Clocked {
   const clock = { now: start };
   const schedules = new Schedules({
     config: queue.config,
-    run: (name, group, args) => queue.run(name, group, args),
+    run: (name, group, args, buffers) => queue.run(name, group, args, buffers),
     now: async () => clock.now,
   });
   return { schedules, clock };

@@ -159,7 +159,13 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ['a release of a marker without its generation', ['release', 'args-s', '3']],
       ],
     },
-    'schedule-list': { valid: [''], bad: [['nothing at all', []]] },
+    'schedule-list': {
+      valid: [''],
+      bad: [
+        ['nothing at all', []],
+        ['a second argument not records', ['', 'bodies']],
+      ],
+    },
     'spill-drop': {
       valid: ['nonce'],
       bad: [

@@ -11,7 +11,7 @@ import { errors } from '../../base/errors.js';
 import type { ScriptName } from '../../redis/scripts.js';
 import type { QueueConfig } from '../config.js';
 import type { Message } from '../message.js';
-import { headerOf, tagsOf } from '../record.js';
+import { type Body, decodeRecord, headerOf, tagsOf } from '../record.js';
 import { planChange } from './change.js';
 import { step } from './next.js';
 import { Placement } from './placement.js';
@@ -32,6 +32,7 @@ type Run = (
   name: ScriptName,
   group: number,
   args: (string | number | Buffer)[],
+  buffers?: boolean,
 ) => Promise<unknown>;
 
 export interface ScheduleParts {
@@ -117,9 +118,10 @@ export class Schedules {
       .update(tail)
       .digest('base64url')
       .slice(0, 22);
+    const record = Buffer.concat([Buffer.from(head), Buffer.from(tail)]);
     const oldText = await this.#stateText(group, id);
     const old = oldText ? (JSON.parse(oldText) as ScheduleState) : null;
-    if (old?.digest === digest) return old;
+    if (old?.digest === digest) return withBody(old, record);
     const plan = planChange(old, spec, Math.round(await now(group)));
     const { anchor: _, ...fields } = spec;
     const [outcome, text] = (await run('schedule-upsert', group, [
@@ -138,7 +140,7 @@ export class Schedules {
       spec.priority,
     ])) as [string, string];
     if (outcome === 'changed' || outcome === 'fenced') return outcome;
-    return JSON.parse(text) as ScheduleState;
+    return withBody(JSON.parse(text) as ScheduleState, record);
   }
 
   async #stateText(group: number, id: string): Promise<string | undefined> {
@@ -146,15 +148,31 @@ export class Schedules {
     return text;
   }
 
+  /** The states of a group's schedules (or of one), each with its occurrences' body. */
+  async #read(group: number, id: string): Promise<ScheduleState[]> {
+    const reply = (await this.#parts.run(
+      'schedule-list',
+      group,
+      [id, 'records'],
+      true,
+    )) as Buffer[];
+    const out: ScheduleState[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      out.push(withBody(JSON.parse(String(reply[i])) as ScheduleState, reply[i + 1] as Buffer));
+    }
+    return out;
+  }
+
+  /** The schedule with its body, or null. */
   async get(id: string): Promise<ScheduleState | null> {
     const checkedId = checkScheduleId(id);
     const marker = await this.#placement.read(checkedId);
-    const text = marker && (await this.#stateText(marker.group, checkedId));
-    if (text) return JSON.parse(text) as ScheduleState;
+    const [placed] = marker ? await this.#read(marker.group, checkedId) : [];
+    if (placed) return placed;
     // One written before placements (format 7) has no marker: the home group first.
     for (const group of this.#groupsOf(checkedId)) {
-      const found = await this.#stateText(group, checkedId);
-      if (found) return JSON.parse(found) as ScheduleState;
+      const [found] = await this.#read(group, checkedId);
+      if (found) return found;
     }
     return null;
   }
@@ -174,16 +192,11 @@ export class Schedules {
     return previewOf(checked.state, options, () => now(checked.state.group));
   }
 
-  /** Every schedule, by id. */
+  /** Every schedule, by id, each with its body. */
   async list(): Promise<ScheduleState[]> {
     const groups = Array.from({ length: this.#parts.config.groups }, (_, g) => g);
-    const replies = await Promise.all(
-      groups.map((g) => this.#parts.run('schedule-list', g, ['']) as Promise<string[]>),
-    );
-    return replies
-      .flat()
-      .map((text) => JSON.parse(text) as ScheduleState)
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const replies = await Promise.all(groups.map((g) => this.#read(g, '')));
+    return replies.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Removes a schedule and its waiting occurrence, wherever it is; false when there was none. */
@@ -263,4 +276,15 @@ export class Schedules {
     const home = homeGroup(this.#parts.config, id);
     return [home, ...Array.from({ length: groups }, (_, g) => g).filter((g) => g !== home)];
   }
+}
+
+/** The state with its occurrences' body, read from their record (head and tail). */
+function withBody(state: ScheduleState, record: Buffer): ScheduleState {
+  let body: Body;
+  try {
+    body = decodeRecord(Buffer.from(state.id), record).body;
+  } catch {
+    body = record.toString(); // show what is stored rather than hide the schedule
+  }
+  return { ...state, body };
 }

@@ -1,6 +1,6 @@
 // A schedule's spec as callers give it, checked, and the state kept in Redis beside it
 // (lua/schedule-lib.lua). Every field is checked here and named when it is wrong.
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
 import { errors } from '../../base/errors.js';
 import { hashString } from '../../base/keys.js';
 import type { QueueConfig } from '../config.js';
@@ -16,6 +16,7 @@ import {
   rejectUnknown,
 } from '../options.js';
 import { type Backoff, type Body, serialiseBody } from '../record.js';
+import { wallCalendar } from './next.js';
 
 export interface ScheduleSpec {
   /** ms between occurrences, or a duration such as '10s' (exactly one of every and cron) */
@@ -67,6 +68,8 @@ export interface ScheduleState {
   count: number;
   /** the placement generation it was written under (schedule-home.lua); absent before format 8 */
   gen?: number;
+  /** the occurrences' body (upsert, get and list return it; not part of the stored state) */
+  body?: Body;
 }
 
 /** A checked spec: its state fields (no next/last/count yet) and the record's parts. */
@@ -125,17 +128,21 @@ function checkTimeZone(value: unknown): string {
   return value;
 }
 
-function checkCron(value: unknown, tz: string): string {
+function checkCron(value: unknown): string {
   if (typeof value !== 'string')
     throw errors.invalidOption('cron', 'must be a pattern of 5 or 6 fields', value);
   const fields = value.trim().split(/\s+/).length;
   if (fields !== 5 && fields !== 6)
     throw errors.invalidOption('cron', `must have 5 or 6 fields, not ${fields}`, value);
+  let calendar: Cron;
   try {
-    new Cron(value, { timezone: tz, paused: true });
+    calendar = wallCalendar(value.trim());
   } catch (error) {
     throw errors.invalidOption('cron', (error as Error).message, value);
   }
+  // Wall times are looked for in UTC (next.ts): a time a zone skips still runs, after the jump.
+  if (calendar.nextRun() === null)
+    throw errors.invalidOption('cron', 'never runs: no date matches it', value);
   return value.trim();
 }
 
@@ -185,7 +192,7 @@ export function checkSpec(config: QueueConfig, id: string, spec: unknown): Check
     digest: '',
   };
   if (every !== undefined) state.every = checkEvery(every);
-  else state.cron = checkCron(cron, zone);
+  else state.cron = checkCron(cron);
   if (name !== undefined) state.name = checkName('name', name);
   if (startAt !== undefined) state.startAt = checkEpochMs('startAt', startAt);
   if (endAt !== undefined) state.endAt = checkEpochMs('endAt', endAt);
