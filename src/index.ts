@@ -18,6 +18,11 @@ export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';
 export type {
+  PreviewOptions,
+  ScheduleSpec,
+  ScheduleState,
+} from './queue/schedules/schedules.js';
+export type {
   ClusterNode,
   ConnectionOptions,
   RedisClient,

@@ -130,6 +130,19 @@ describe('a change keeps the grid, or starts one no closer than the smaller inte
     ]);
   });
 
+  it('during downtime: the late occurrence keeps its time and the grid goes on from it', async () => {
+    const queue = await redis.queue({ groups: 2 });
+    const { schedules, clock } = clockedSchedules(queue, T0);
+    const made = await schedules.upsert('late', { every: '1h', body: 'a' });
+    clock.now = T0 + 600_000; // no consumer ran for 10 min
+    const changed = await schedules.upsert('late', { every: '1h', body: 'b' });
+    expect(changed.next).toBe(T0); // not T0 + 10 min: the grid is T0 + n h
+    // It runs as soon as a consumer takes it (the catch-up), then on the grid.
+    expect(await schedules.preview('late', { count: 2 })).toEqual([T0, T0 + HOUR]);
+    await schedules.advance(occurrenceMessage('late', made.group, T0));
+    expect((await schedules.get('late'))?.next).toBe(T0 + HOUR);
+  });
+
   it('while an occurrence is leased: the new grid follows it; its consumer finds it stale', async () => {
     const queue = await redis.queue({ groups: 1 });
     // A clock behind Redis's: every occurrence is due at once, so a claim leases it.

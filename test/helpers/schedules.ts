@@ -30,30 +30,45 @@ export interface Occurrence {
   state: 'waiting' | 'leased';
 }
 
+/** Every waiting or leased occurrence of every schedule, by schedule id, each by due time. */
+export async function allOccurrences(
+  client: Redis | Cluster,
+  queue: Queue,
+): Promise<Map<string, Occurrence[]>> {
+  const { prefix, groups } = queue.config;
+  const reads = await Promise.all(
+    Array.from({ length: groups }, (_, group) =>
+      Promise.all([
+        client.zrange(keyOf(prefix, group, 'delayed'), 0, -1),
+        client.hgetall(keyOf(prefix, group, 'due')),
+      ]),
+    ),
+  );
+  const out = new Map<string, Occurrence[]>();
+  const note = (group: number, member: string, state: Occurrence['state']) => {
+    const match = /^schedule:(.*):(\d+)$/.exec(member);
+    if (!match) return;
+    const list = out.get(match[1] as string) ?? [];
+    list.push({ group, at: Number(match[2]), state });
+    out.set(match[1] as string, list);
+  };
+  reads.forEach(([delayed, due], group) => {
+    for (const member of delayed) note(group, member, 'waiting');
+    for (const [member, value] of Object.entries(due)) {
+      note(group, member, value.includes('/') ? 'leased' : 'waiting');
+    }
+  });
+  for (const list of out.values()) list.sort((a, b) => a.at - b.at);
+  return out;
+}
+
 /** Every waiting or leased occurrence of schedule `id` in every group, by due time. */
 export async function occurrencesOf(
   client: Redis | Cluster,
   queue: Queue,
   id: string,
 ): Promise<Occurrence[]> {
-  const { prefix, groups } = queue.config;
-  const head = `schedule:${id}:`;
-  const out: Occurrence[] = [];
-  for (let group = 0; group < groups; group++) {
-    const delayed = await client.zrange(keyOf(prefix, group, 'delayed'), 0, -1);
-    const due = await client.hgetall(keyOf(prefix, group, 'due'));
-    for (const member of delayed) {
-      if (member.startsWith(head)) {
-        out.push({ group, at: Number(member.slice(head.length)), state: 'waiting' });
-      }
-    }
-    for (const [member, value] of Object.entries(due)) {
-      if (!member.startsWith(head)) continue;
-      const state = value.includes('/') ? 'leased' : 'waiting';
-      out.push({ group, at: Number(member.slice(head.length)), state });
-    }
-  }
-  return out.sort((a, b) => a.at - b.at);
+  return (await allOccurrences(client, queue)).get(id) ?? [];
 }
 
 /** What a claim would hand a consumer for occurrence `at` of schedule `id` in `group`. */

@@ -1,6 +1,6 @@
 // What a schedule will run next, computed as its consumers will (next.ts), writing nothing.
 import { checkEpochMs, checkInteger, checkObject, rejectUnknown } from '../options.js';
-import { occurrenceAfter } from './next.js';
+import { occurrenceAfter, step } from './next.js';
 import type { CheckedSpec, ScheduleState } from './spec.js';
 
 export interface PreviewOptions {
@@ -16,7 +16,8 @@ const MAX_COUNT = 1000;
 /**
  * The run times of a stored schedule (from its pending occurrence on, as it ends by endAt and
  * limit) or of a checked spec (a new schedule made at `from`), `count` of them at most. A
- * stored schedule's times assume its consumers keep up (downtime is what `missed` decides).
+ * stored schedule's overdue occurrence runs as consumers will run it, as soon as one takes it
+ * (as the catch-up, or let go: `missed`); the times after assume consumers keep up.
  */
 export async function previewOf(
   schedule: ScheduleState | CheckedSpec['state'],
@@ -33,20 +34,24 @@ export async function previewOf(
   const start = from === undefined ? Math.round(await now()) : checkEpochMs('from', from);
   const stored = 'count' in schedule ? schedule : null;
   const timing = { ...schedule, anchor: schedule.anchor ?? start };
-  let left = wanted;
-  let at: number | null;
-  if (stored) {
-    if (stored.limit !== undefined) left = Math.min(left, stored.limit - stored.count);
-    // The pending occurrence first, even when overdue (it runs once a launcher takes it).
-    at = stored.next === undefined ? null : stored.next;
-    if (at !== null && from !== undefined && at < start) at = occurrenceAfter(timing, start - 1);
-  } else {
-    if (schedule.limit !== undefined) left = Math.min(left, schedule.limit);
-    at = occurrenceAfter(timing, start - 1);
-  }
+  const limit = stored ? (stored.limit ?? Infinity) - stored.count : (schedule.limit ?? Infinity);
+  let slots = limit; // occurrences the limit leaves
   const out: number[] = [];
-  while (at !== null && out.length < left) {
+  let at: number | null = stored ? (stored.next ?? null) : occurrenceAfter(timing, start - 1);
+  if (stored && at !== null && at < start) {
+    if (from !== undefined) at = occurrenceAfter(timing, start - 1);
+    else {
+      // Overdue: a consumer takes it as soon as one runs, as consumers do (next.ts step):
+      // a catch-up or let go (missed), and the next is the first grid time after now.
+      const late = step(stored, at, start);
+      if (late.run && slots > 0) out.push(at);
+      slots--;
+      at = late.next;
+    }
+  }
+  while (at !== null && out.length < wanted && slots > 0) {
     out.push(at);
+    slots--;
     at = occurrenceAfter(timing, at);
   }
   return out;
