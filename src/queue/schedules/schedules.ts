@@ -6,12 +6,10 @@
 // An id names one schedule in the whole queue: placement.ts keeps which group it lives in.
 // An upsert plans the change from the state it read (change.ts) and writes it only if that
 // state is still there (compare and set), else it reads and plans again.
-import { createHash } from 'node:crypto';
 import { errors } from '../../base/errors.js';
 import type { ScriptName } from '../../redis/scripts.js';
 import type { QueueConfig } from '../config.js';
 import type { Message } from '../message.js';
-import { type Body, decodeRecord, headerOf, tagsOf } from '../record.js';
 import { planChange } from './change.js';
 import { step } from './next.js';
 import { Placement } from './placement.js';
@@ -24,6 +22,7 @@ import {
   type ScheduleSpec,
   type ScheduleState,
 } from './spec.js';
+import { templateOf, withBody } from './template.js';
 
 export type { PreviewOptions } from './preview.js';
 export type { ScheduleSpec, ScheduleState } from './spec.js';
@@ -100,25 +99,8 @@ export class Schedules {
     gen: number,
   ): Promise<ScheduleState | 'changed' | 'fenced'> {
     const { config, run, now } = this.#parts;
-    const header = headerOf({
-      enqueuedAt: null,
-      priority: checked.state.priority,
-      maxAttempts: checked.maxAttempts,
-      backoff: checked.backoff,
-    });
-    const head = header + tagsOf({ name: checked.state.name });
-    const tail =
-      typeof checked.body.data === 'string'
-        ? `${checked.body.kind}${checked.body.data}`
-        : Buffer.concat([Buffer.from(checked.body.kind), checked.body.data]);
     const spec = { ...checked.state, group };
-    const digest = createHash('sha256')
-      .update(JSON.stringify({ ...spec, anchor: spec.startAt ?? null }))
-      .update(head)
-      .update(tail)
-      .digest('base64url')
-      .slice(0, 22);
-    const record = Buffer.concat([Buffer.from(head), Buffer.from(tail)]);
+    const { head, tail, digest, record } = templateOf(checked, spec);
     const oldText = await this.#stateText(group, id);
     const old = oldText ? (JSON.parse(oldText) as ScheduleState) : null;
     if (old?.digest === digest) return withBody(old, record);
@@ -276,15 +258,4 @@ export class Schedules {
     const home = homeGroup(this.#parts.config, id);
     return [home, ...Array.from({ length: groups }, (_, g) => g).filter((g) => g !== home)];
   }
-}
-
-/** The state with its occurrences' body, read from their record (head and tail). */
-function withBody(state: ScheduleState, record: Buffer): ScheduleState {
-  let body: Body;
-  try {
-    body = decodeRecord(Buffer.from(state.id), record).body;
-  } catch {
-    body = record.toString(); // show what is stored rather than hide the schedule
-  }
-  return { ...state, body };
 }
