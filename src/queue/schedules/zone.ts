@@ -26,6 +26,7 @@ function formatterOf(tz: string): Intl.DateTimeFormat {
 
 /** The zone's offset from UTC at `instant`, in ms (whole seconds). */
 export function offsetAt(tz: string, instant: number): number {
+  if (tz === 'UTC') return 0; // the default zone: no need to ask
   const seconds = Math.floor(instant / 1000) * 1000;
   const fields: Record<string, number> = {};
   for (const part of formatterOf(tz).formatToParts(seconds)) {
