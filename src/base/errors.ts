@@ -1,6 +1,6 @@
 // Every error skyq throws is made here, by name, so callers can tell them
 // apart (`err.code`) and messages stay consistent.
-import { redactText } from './redact.js';
+import { redactText, scrubError } from './redact.js';
 
 export type SkyqErrorCode =
   | 'ERR_SKYQ_INVALID_OPTION'
@@ -25,7 +25,8 @@ export class SkyqError extends Error {
   readonly field: string | undefined;
 
   constructor(code: SkyqErrorCode, message: string, field?: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    // A cause is printed by Node with everything in it: no password may be left there.
+    super(message, cause === undefined ? undefined : { cause: scrubError(cause) });
     this.name = 'SkyqError';
     this.code = code;
     this.field = field;

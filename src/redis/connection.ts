@@ -5,6 +5,8 @@
 // fails for want of a connection can say so in one line.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors, type SkyqError } from '../base/errors.js';
+import { scrubError } from '../base/redact.js';
+import { boundWaits, DEFAULT_UNREACHABLE_MS } from './bounded-wait.js';
 import {
   type ConnectionOptions,
   checkConnectionOptions,
@@ -50,6 +52,8 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   // Until it was ready once, a fail-fast client does not retry: a wrong address or
   // certificate will not fix itself, and the caller wants the answer now.
   const retry = (times: number) => (everReady && times <= FAIL_FAST_RETRIES ? 200 * times : null);
+  // Blocking readers wait on purpose and retry by themselves: their waits are not bounded.
+  const waitMs = extras.blocking ? 0 : (options.unreachableMs ?? DEFAULT_UNREACHABLE_MS);
   const common: RedisOptions = {
     enableAutoPipelining: pipelining,
     ...(extras.name ? { connectionName: extras.name } : {}),
@@ -63,7 +67,9 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
           maxRetriesPerRequest: 1,
           retryStrategy: retry,
         }
-      : {}),
+      : waitMs > 0
+        ? { commandTimeout: waitMs }
+        : {}),
   };
   let client: RedisClient;
   if (options.cluster !== undefined) {
@@ -86,6 +92,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   client.on('ready', () => {
     everReady = true;
   });
+  if (!options.failFast && waitMs > 0) boundWaits(client, waitMs);
   track(client, describeTarget(options), usesTls(options));
   return client;
 }
@@ -106,6 +113,7 @@ function track(client: RedisClient, where: string, tls: boolean): void {
   troubles.set(client, trouble);
   lastTrouble = trouble;
   const note = (error: Error) => {
+    scrubError(error);
     // "Connection is closed." after a socket error says less than the socket error.
     if (trouble.error && isConnectionLoss(error)) return;
     trouble.error = error;
@@ -194,6 +202,19 @@ export async function ensureReachable(options: ConnectionOptions): Promise<void>
     clearTimeout(timer);
     client.disconnect();
   }
+}
+
+/**
+ * A new connection like `client` for blocking reads (XREAD BLOCK): no command timeout, and
+ * its commands queue while it reconnects (its loop retries each failed read by itself).
+ */
+export function blockingCopy(client: RedisClient): RedisClient {
+  const blocking = { commandTimeout: undefined, enableOfflineQueue: true };
+  if (client instanceof Cluster) {
+    const redisOptions = { ...client.options.redisOptions, ...blocking };
+    return client.duplicate([], { enableOfflineQueue: true, redisOptions });
+  }
+  return client.duplicate(blocking);
 }
 
 export function isCluster(client: RedisClient): client is Cluster {

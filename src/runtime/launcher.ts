@@ -10,7 +10,7 @@ import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
-import { connect } from '../redis/connection.js';
+import { connect, ensureReachable } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
@@ -234,6 +234,9 @@ export class Launcher {
 /** Starts the actors and the coordinator; resolves when every actor said it is ready. */
 export async function launchActors(options: RuntimeOptions = {}): Promise<Launcher> {
   const plan = planStart(options);
+  // One quick look before any thread starts: no Redis fails the start in seconds, with the
+  // reason, not once per actor after each one's connection gave up.
+  await ensureReachable(plan.queue);
   const launcher = new Launcher(
     plan,
     fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
-import { isCluster, type RedisClient } from '../../redis/connection.js';
+import { blockingCopy, isCluster, type RedisClient } from '../../redis/connection.js';
 import { checkGroup, checkObject, rejectUnknown } from '../options.js';
 import { type EventsFrom, formatCursor, type Positions, parseFrom } from './cursor.js';
 import { eventsOf, type QueueEvent, type RawEvent } from './event.js';
@@ -114,7 +114,7 @@ async function* follow$(
   let stopped = false;
   const connections: RedisClient[] = [];
   const laneLoop = async (lane: number[]) => {
-    const connection = client.duplicate() as RedisClient;
+    const connection = blockingCopy(client);
     connection.on('error', () => {}); // each failed read is seen below, and tried again
     connections.push(connection);
     let failures = 0;

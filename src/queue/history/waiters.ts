@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { blockingCopy, type RedisClient } from '../../redis/connection.js';
 import { eventsOf } from '../events/event.js';
 
 export type Ending = 'done' | 'dead';
@@ -156,7 +156,7 @@ export class Waiters {
   #reader(group: number): GroupReader {
     let reader = this.#readers.get(group);
     if (!reader) {
-      const client = this.#client.duplicate() as RedisClient;
+      const client = blockingCopy(this.#client);
       client.on('error', () => {}); // the loop sees each failure and tries again
       reader = new GroupReader(client, keyOf(this.#prefix, group, 'fin'), group, this.#check);
       reader.ready.catch(() => {});
