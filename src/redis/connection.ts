@@ -42,6 +42,8 @@ export const FAIL_FAST_CONNECT_MS = 3000;
 const FAIL_FAST_COMMAND_MS = 5000;
 /** ensureReachable's answer comes within this, whatever the server does. */
 const REACHABLE_WITHIN_MS = 4000;
+/** Longest pause between a long-lived client's reconnect attempts. */
+const RECONNECT_MAX_MS = 1000;
 /** Reconnect attempts of a fail-fast client that was connected once (a blip, a restart). */
 const FAIL_FAST_RETRIES = 3;
 
@@ -54,6 +56,9 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   const retry = (times: number) => (everReady && times <= FAIL_FAST_RETRIES ? 200 * times : null);
   // Blocking readers wait on purpose and retry by themselves: their waits are not bounded.
   const waitMs = extras.blocking ? 0 : (options.unreachableMs ?? DEFAULT_UNREACHABLE_MS);
+  // A long-lived client tries again at least once a second however long Redis was away (ioredis
+  // backs off to 2 s), so it is back within about a second of the server answering.
+  const reconnect = (times: number) => Math.min(times * 100, RECONNECT_MAX_MS);
   const common: RedisOptions = {
     enableAutoPipelining: pipelining,
     ...(extras.name ? { connectionName: extras.name } : {}),
@@ -67,9 +72,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
           maxRetriesPerRequest: 1,
           retryStrategy: retry,
         }
-      : waitMs > 0
-        ? { commandTimeout: waitMs }
-        : {}),
+      : { retryStrategy: reconnect, ...(waitMs > 0 ? { commandTimeout: waitMs } : {}) }),
   };
   let client: RedisClient;
   if (options.cluster !== undefined) {
@@ -82,7 +85,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
       enableAutoPipelining: false,
       redisOptions: { ...common, enableAutoPipelining: false },
       ...(extras.lazy ? { lazyConnect: true } : {}),
-      ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
+      clusterRetryStrategy: options.failFast ? retry : reconnect,
     });
   } else if (options.sentinel !== undefined) {
     client = new Redis(sentinelRedisOptions(options.sentinel, common, options.tls));
