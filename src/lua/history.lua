@@ -91,6 +91,25 @@ local function trimDead(spec, now, budget)
   return #old
 end
 
+-- Of ids acked without their lease, those still pending: leased by another consumer now, or
+-- waiting again after their lease expired. Those are stale. The others are finished already,
+-- most often by this very ack sent again after its reply was lost (ioredis resends unanswered
+-- commands once it reconnects, and an actor puts acks back for its next poll): nothing to say.
+local function stillPending(ids)
+  if #ids == 0 then
+    return ids
+  end
+  local leased = bulkRead('HMGET', dueKey, ids)
+  local waiting = bulkRead('ZMSCORE', delayedKey, ids)
+  local pending = {}
+  for i = 1, #ids do
+    if leased[i] or waiting[i] then
+      pending[#pending + 1] = ids[i]
+    end
+  end
+  return pending
+end
+
 -- Ack: finish the messages whose lease the caller still holds. ARGV[first] is
 -- the retention ('' keeps nothing), ARGV[first + 1] the events flag (events.lua),
 -- ARGV[first + 2] how many lease arguments follow (token, count, ids...), then,
@@ -101,12 +120,14 @@ local function ackLeased(first)
   setEvents(ARGV[first + 1])
   local leaseEnd = first + 2 + tonumber(ARGV[first + 2])
   local held, stale, dues, positions = leasedBy(first + 3, retention ~= nil and 'text', leaseEnd)
+  local named = #held + #stale
+  stale = stillPending(stale)
   local now = nowMs()
   if #held > 0 then
     bulk('ZREM', activeKey, held)
     local names = nil
     if eventsOn then
-      local namesAt = leaseEnd + (retention and (#held + #stale) or 0)
+      local namesAt = leaseEnd + (retention and named or 0)
       names = {}
       for i = 1, #held do
         names[i] = ARGV[namesAt + positions[i]] or ''
