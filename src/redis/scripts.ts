@@ -35,6 +35,7 @@ export const SCRIPT_NAMES = [
   'spill-drop',
   'intake-dead',
   'ratelimit-holdback',
+  'id-block',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
-import type { QueueOptions } from '../queue/config.js';
+import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
 import { connect, ensureReachable } from '../redis/connection.js';
@@ -135,10 +135,12 @@ export class Launcher {
     const client = connect(plan.queue, { name: 'skyq-checks' });
     client.on('error', () => undefined); // the actors report outages
     this.#checkClient = client;
+    const { prefix, groups } = queueConfig(plan.queue);
     const checks = new ServerChecks(client, {
       allowEviction: plan.allowEviction,
       wallClock: plan.wallClock,
       report: reportTo(this.log.logger),
+      dataset: { prefix, groups: Array.from({ length: groups }, (_, g) => g) },
     });
     this.#checks = checks;
     await withTimeout(checks.check(), START_CHECK_MS, 'server checks').catch(() => undefined);
