@@ -21,5 +21,8 @@ setEvents(ARGV[2])
 if eventsOn then
   publish('cancelled', { id }, { nameOf(redis.call('HGET', msgKey, id)) }, '')
 end
+-- A kept done entry of this id told of a run before this one (another program ZADDed a
+-- finished member again): it goes too, or get() would read the id as done.
+dropHistory({ id })
 forget({ id })
 return 1

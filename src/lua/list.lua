@@ -9,7 +9,8 @@
 --   (phase 0, by priority, then due time, then id), then the due entries
 --   waiting in the delayed set (phase 1, by due time, then id); active: by
 --   lease expiry; done: by finish time (kept history; older than ARGV[7] ms
---   counts as gone, as inspect.lua has it); dead: by time of death
+--   counts as gone, as inspect.lua has it; an id pending again is left out); dead: by
+--   time of death
 -- ARGV[3] count: most items returned (at most ITEMS)
 -- ARGV[4] scan budget: most entries looked at (at most SCAN); with a prefix
 --   most may not match, so a call can return fewer than count and say where
@@ -141,7 +142,10 @@ for phase = 0, #phases - 1 do
       local id = (key == readyKey) and string.sub(member, 12) or member
       looked, rank, i = looked + 1, rank + 1, i + 2
       out[2], out[3], out[4] = phase, score, member
-      if prefix == '' or string.sub(id, 1, #prefix) == prefix then
+      -- A done entry whose id is pending again told of its previous run (history.lua).
+      local rerun = state == 'done'
+        and (redis.call('ZSCORE', delayedKey, id) or redis.call('HEXISTS', dueKey, id) == 1)
+      if not rerun and (prefix == '' or string.sub(id, 1, #prefix) == prefix) then
         items = items + 1
         -- A member named like the placeholder field has no record: its name is its body.
         local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
