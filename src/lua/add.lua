@@ -243,6 +243,7 @@ end
 local bigs = {}
 if #records > 0 then
   fill(msgKey, records)
+  keepPreviews(records)
   for i = 2, #records, 2 do
     if #records[i] > BIG_RECORD then
       bigs[#bigs + 1] = records[i - 1]

@@ -30,6 +30,7 @@ local function addOccurrence(id, at, unit, priority)
   local rec = redis.call('HGET', schedulesKey, 'h:' .. id) .. 'p' .. #tag .. ':' .. tag
     .. redis.call('HGET', schedulesKey, 't:' .. id)
   fill(msgKey, { occ, rec })
+  keepPreviews({ occ, rec })
   if #rec > BIG_RECORD then
     fill(bigKey, { occ, #rec })
   end
