@@ -86,6 +86,8 @@ const BATCH = 1000;
 const FIELDS = 7;
 /** Most bytes of records one dead-list call reads: a page of big bodies comes in several calls. */
 const PAGE_BYTES = 1024 * 1024;
+/** Most letters one dead-list call answers (its ENTRIES). */
+const ENTRIES_PER_CALL = 500;
 
 export class DeadLetters {
   readonly #config: QueueConfig;
@@ -123,29 +125,69 @@ export class DeadLetters {
     return (await this.page({ limit, previewBytes: preview })).letters;
   }
 
-  /** A page of dead letters, oldest first, and the cursor of the next one. */
+  /**
+   * A page of dead letters, oldest first, and the cursor of the next one. Over several groups
+   * it reads each group's first `limit` ids after the cursor, merges them, and then reads only
+   * the rows it shows (each group's share is the start of its own order).
+   */
   async page(options: DeadLetterPageOptions = {}): Promise<DeadLetterPage> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const preview = this.#preview(options.previewBytes);
     const after =
       options.after === undefined ? null : decodeCursor(options.after, this.#config.groups);
     const groups = this.#groups(options.group);
-    // Each group's first `limit` after the cursor; the merge keeps the first `limit` of all.
-    const pages = await Promise.all(groups.map((g) => this.#page(g, after, limit, preview)));
-    const position = (l: DeadLetter): DeadPosition => ({
-      diedAt: l.diedAt,
-      group: l.group,
-      id: l.idBytes ?? Buffer.from(l.id),
-    });
-    const letters = pages
+    if (groups.length === 1) {
+      // One group: its first `limit` are the page, read in one go.
+      const letters = await this.#page(groups[0] as number, after, limit, preview);
+      const last = letters.at(-1);
+      const full = last && letters.length === limit;
+      return { letters, next: full ? encodeCursor(positionOf(last)) : null };
+    }
+    const ids = await Promise.all(groups.map((g) => this.#positions(g, after, limit)));
+    const shown = ids.flat().sort(comparePositions).slice(0, limit);
+    const edge = shown.at(-1);
+    const rows = await Promise.all(
+      groups.map((g) => {
+        const share = shown.filter((p) => p.group === g).length;
+        return share === 0 ? [] : this.#page(g, after, share, preview);
+      }),
+    );
+    // A letter that left meanwhile lets its group read one more, past the edge: the next page's.
+    const letters = rows
       .flat()
-      .sort((a, b) => comparePositions(position(a), position(b)))
-      .slice(0, limit);
-    const last = letters.at(-1);
+      .filter((l) => edge && comparePositions(positionOf(l), edge) <= 0)
+      .sort((a, b) => comparePositions(positionOf(a), positionOf(b)));
     return {
       letters,
-      next: last && letters.length === limit ? encodeCursor(position(last)) : null,
+      next: edge && shown.length === limit ? encodeCursor(edge) : null,
     };
+  }
+
+  /** The positions of a group's first `limit` letters after `after` (no record is read). */
+  async #positions(
+    group: number,
+    after: DeadPosition | null,
+    limit: number,
+  ): Promise<DeadPosition[]> {
+    const out: DeadPosition[] = [];
+    let start = startArguments(group, after);
+    while (out.length < limit) {
+      const asked = limit - out.length;
+      const flat = (await this.#run('dead-list', group, [
+        asked,
+        PAGE_BYTES,
+        'ids',
+        ...start,
+      ])) as Buffer[];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        out.push({ diedAt: Number(String(flat[i + 1])), group, id: flat[i] as Buffer });
+      }
+      const last = out.at(-1);
+      // A call answers at most ENTRIES_PER_CALL: fewer than that, and than asked, is the end.
+      if (!last || flat.length / 2 < Math.min(asked, ENTRIES_PER_CALL)) break;
+      start = ['after', last.diedAt, '=', last.id];
+    }
+    return out;
   }
 
   /** Puts dead letters back to work (ready now, attempts reset); returns how many. */
@@ -233,6 +275,14 @@ export class DeadLetters {
     if (group !== undefined) return [checkGroup('group', group, this.#config.groups)];
     return Array.from({ length: this.#config.groups }, (_, g) => g);
   }
+}
+
+function positionOf(letter: DeadLetter): DeadPosition {
+  return {
+    diedAt: letter.diedAt,
+    group: letter.group,
+    id: letter.idBytes ?? Buffer.from(letter.id),
+  };
 }
 
 function deadLetter(group: number, fields: (Buffer | null)[], preview: number): DeadLetter {
