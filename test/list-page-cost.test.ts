@@ -83,6 +83,25 @@ describe('a page of previews', () => {
     }
   });
 
+  it('is right for named jobs, bytes and schedule occurrences (records with tags)', async () => {
+    const q = await redis.queue({ groups: 1 });
+    const namedId = await q.add(bodyOf(7, BIG), { name: 'report.build', delay: 60_000 });
+    await q.add(Buffer.alloc(BIG, 0xff), { delay: 120_000 });
+    await q.schedules.upsert('nightly', { every: 3_600_000, body: bodyOf(8, BIG), group: 0 });
+    const items = [...(await q.list('delayed')).items, ...(await q.list('ready')).items];
+    const named = items.find((item) => item.name === 'report.build');
+    expect(named?.preview).toBe(bodyOf(7, BIG).slice(0, PREVIEW_CHARS));
+    const bytes = items.find((item) => item.preview.startsWith('binary:'));
+    expect(bytes?.preview).toMatch(/^binary: ff ff ff/);
+    const occurrence = items.find((item) => item.id.startsWith('schedule:nightly:'));
+    expect(occurrence?.preview).toBe(bodyOf(8, BIG).slice(0, PREVIEW_CHARS));
+    expect(items.every((item) => item.truncated && item.recordBytes > BIG)).toBe(true);
+    const pre = keyOf(q.config.prefix, 0, 'pre');
+    expect(await recordsIn(redis.plain, pre)).toBe(3);
+    // Kept: header, name tag, kind and 1,200 bytes of body, no more.
+    expect(await redis.plain.hstrlen(pre, namedId)).toBeLessThan(1200 + 60);
+  });
+
   it('is right for done and dead messages, and for records kept before previews were', async () => {
     const q = await redis.queue({ groups: 1, attempts: 1 });
     const ids = await q.addBulk([0, 1, 2].map((i) => ({ body: bodyOf(i, BIG) })));
