@@ -17,7 +17,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_EVICTION'
   | 'ERR_SKYQ_FORMAT'
   | 'ERR_SKYQ_NO_HANDLER'
-  | 'ERR_SKYQ_NOT_FOUND';
+  | 'ERR_SKYQ_NOT_FOUND'
+  | 'ERR_SKYQ_CANCELLED';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -87,6 +88,9 @@ export const errors = {
   /** queue.waitFor gave up */
   waitTimeout: (id: string, ms: number) =>
     new SkyqError('ERR_SKYQ_TIMEOUT', `waitFor ${id}: the job did not finish within ${ms} ms`),
+  /** queue.waitFor: the job was cancelled while waited for (by anyone, a schedule's change too) */
+  cancelled: (id: string) =>
+    new SkyqError('ERR_SKYQ_CANCELLED', `waitFor ${id}: the job was cancelled`),
   /** an id that is not (or no longer) anywhere */
   notFound: (id: string, what: string) =>
     new SkyqError('ERR_SKYQ_NOT_FOUND', `no message ${id} (${what})`),

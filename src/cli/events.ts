@@ -18,7 +18,7 @@ interface EventsFlags extends ConnectionFlags {
 export function registerEvents(program: Command): void {
   withConnectionFlags(program.command('events'))
     .description(
-      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale (all but done and dead need start --events)',
+      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale (all but done, dead and cancelled need start --events)',
     )
     .option('--follow', 'wait for more events until stopped (from now, unless --from)')
     .option('--group <groups>', 'only these groups, e.g. 3 or 0,3,7')

@@ -9,8 +9,11 @@
 --     kind: u none, s string, j JSON, b bytes, t truncated (then its size in bytes)
 -- Trimming removes at most a batch plus TRIM_SLACK entries a call, from the
 -- oldest: by count beyond the limit and by age; no call walks the history.
--- An entry whose id was added again (pending or dead now) loses its history
--- entry but keeps its record, which belongs to the new message.
+-- An id added again loses its entry (and its kept record) in that add (dropHistory):
+-- the entry told of the previous run. One pending again all the same (another
+-- program's ZADD of a finished member, or format-7 data) is left out of done pages
+-- (list.lua), and when trimmed loses its history entry but keeps its record, which
+-- belongs to the new message.
 
 local TRIM_SLACK = 10
 local NOTHING_KEPT = { count = 0, ageMs = 0 }
@@ -25,6 +28,20 @@ local function retentionOf(spec)
     return nil
   end
   return { count = tonumber(count), ageMs = tonumber(age) }
+end
+
+-- The history entries of these ids go: each is pending again (added anew, or cancelled
+-- while it was), so an entry told of its previous run. Returns the ids that had one.
+local function dropHistory(ids)
+  if redis.call('EXISTS', doneKey) == 0 then
+    return {}
+  end
+  local had = membersOf(doneKey, ids)
+  if #had > 0 then
+    bulk('ZREM', doneKey, had)
+    bulk('HDEL', histKey, had)
+  end
+  return had
 end
 
 -- Forget the lease state of finished messages, keeping their records. Bodies

@@ -10,6 +10,7 @@ import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
+import { Queue } from '../queue/queue.js';
 import { connect, ensureReachable } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
@@ -25,6 +26,8 @@ export type { RuntimeOptions } from './start-options.js';
 
 /** How long start waits for the servers' policy and clock before going on without them. */
 const START_CHECK_MS = 5000;
+/** How long start waits for the data format check (as long as for an actor to be ready). */
+const FORMAT_CHECK_MS = 15_000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
@@ -233,6 +236,19 @@ export class Launcher {
   }
 }
 
+/**
+ * The data format, checked (and raised to ours) before anything starts: the coordinator's intake
+ * writes into the groups, and would before an actor could refuse data a newer skyq wrote.
+ */
+async function checkDataFormat(options: QueueOptions): Promise<void> {
+  const queue = new Queue({ ...options, warnEviction: false });
+  try {
+    await withTimeout(queue.ready(), FORMAT_CHECK_MS, 'the data format check');
+  } finally {
+    await queue.close();
+  }
+}
+
 /** Starts the actors and the coordinator; resolves when every actor said it is ready. */
 export async function launchActors(options: RuntimeOptions = {}): Promise<Launcher> {
   const plan = planStart(options);
@@ -245,6 +261,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
   );
   try {
     await launcher._checkServers();
+    await checkDataFormat(plan.queue);
     await launcher._start(
       {
         launcherId: launcher.id,
