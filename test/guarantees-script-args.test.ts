@@ -102,6 +102,7 @@ describe('every Lua script refuses malformed arguments', () => {
       'args',
       'lib',
       'lib-ids',
+      'lib-held',
       'events',
       'history',
       'dedupe',

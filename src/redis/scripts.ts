@@ -1,9 +1,9 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
 // lib-ids.lua, events.lua, history.lua and dedupe.lua are put in front of each group
-// script (they all take one group's keys); the multi-group scripts have only args.lua
-// and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once
-// per server when the cache is empty).
+// script (they all take one group's keys), and lib-held.lua in front of claim.lua; the
+// multi-group scripts have only args.lua and take their keys as given. ioredis runs them
+// by EVALSHA (falling back to EVAL once per server when the cache is empty).
 import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
@@ -34,7 +34,6 @@ export const SCRIPT_NAMES = [
   'schedule-list',
   'spill-drop',
   'intake-dead',
-  'ratelimit-holdback',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -66,10 +65,16 @@ ${read('lib-ids')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;
-    // The schedule scripts share helpers of their own too (schedule-lib.lua).
+    // The schedule scripts share helpers of their own too (schedule-lib.lua), and the claim
+    // holds messages back for the rate limits (lib-held.lua).
     const scheduleLib = read('schedule-lib');
+    const heldLib = read('lib-held');
     const prelude = (name: string) =>
-      name.startsWith('schedule-') ? `${lib}\n${scheduleLib}` : lib;
+      name.startsWith('schedule-')
+        ? `${lib}\n${scheduleLib}`
+        : name === 'claim'
+          ? `${lib}\n${heldLib}`
+          : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
       ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
       ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),

@@ -203,14 +203,14 @@ export class Actor {
       const ack = this.#takeAcks();
       const polled = await this.#poll(max, ack);
       if (!polled) {
-        await this.#limits.admit([], max); // hands its tokens back
+        await this.#limits.settle(null, max); // hands its tokens back
         this.#jobs.putBack(ack);
         await this.#waker.wait(errorPause);
         errorPause = Math.min(MAX_ERROR_PAUSE_MS, errorPause * 2);
         continue;
       }
       errorPause = ERROR_PAUSE_MS;
-      const admitted = await this.#limits.admit(polled.messages, max);
+      await this.#limits.settle(polled, max);
       if (polled.paused) this.#pauses.paused(polled.now);
       else this.#pauses.resumed(polled.now);
       if (polled.paused !== (this.#state === 'paused')) {
@@ -222,9 +222,12 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      for (const message of admitted) this.#jobs.schedule(message, now);
+      for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length === max) continue;
-      await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
+      // Messages a rate limit holds back go when their name's tokens should be there.
+      const retryIn = this.#limits.retryInMs();
+      const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
+      await this.#idle(retryIn === null ? planned : Math.min(planned, now + retryIn));
     }
   }
 
@@ -267,7 +270,8 @@ export class Actor {
     const sent = performance.now();
     let polled: PollResult;
     try {
-      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs });
+      const limits = this.#limits.claimLimits();
+      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits });
     } catch (error) {
       this.#errors.note('poll failed', error, this.#stats);
       return null;

@@ -1,11 +1,10 @@
-// The rate-limit buckets in Redis (lua/ratelimit-*.lua), and handing held-back messages
-// back to wait. All buckets of a prefix share one hash slot, `{<prefix>:rate}`, apart from
-// every group's: a claim cannot take tokens in its own script call on a cluster, so a
-// consumer takes them in a call of their own before the claim (the whole queue's, an exact
-// count, then claims at most that many) and after it (the names it leased, handing back
-// what it did not use). See the README's "Rate limits".
-import type { MultiGroupScriptName, ScriptName } from '../../redis/scripts.js';
-import { leaseArgs, type Message } from '../message.js';
+// The rate-limit buckets in Redis (lua/ratelimit-*.lua). All buckets of a prefix share one
+// hash slot, `{<prefix>:rate}`, apart from every group's: a claim cannot take tokens in its
+// own script call on a cluster, so a consumer takes them in a call of their own before the
+// claim (the whole queue's, an exact count, and those of the names held back) and hands
+// back what the claim did not use after it (src/runtime/rate-gate.ts). See the README's
+// "Rate limits".
+import type { MultiGroupScriptName } from '../../redis/scripts.js';
 import { ALL, capOf, type Rate } from './spec.js';
 
 export const rateKeys = (prefix: string) => ({
@@ -48,23 +47,14 @@ type RunKeys = (
   keys: string[],
   args: (string | number)[],
 ) => Promise<unknown>;
-type Run = (
-  name: ScriptName,
-  group: number,
-  args: (string | number | Buffer)[],
-) => Promise<unknown>;
 
 export class RateLimits {
   readonly #keys: ReturnType<typeof rateKeys>;
-  readonly #unitMs: number;
   readonly #runKeys: RunKeys;
-  readonly #run: Run;
 
-  constructor(prefix: string, unitMs: number, runKeys: RunKeys, run: Run) {
+  constructor(prefix: string, runKeys: RunKeys) {
     this.#keys = rateKeys(prefix);
-    this.#unitMs = unitMs;
     this.#runKeys = runKeys;
-    this.#run = run;
   }
 
   /** Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
@@ -110,29 +100,5 @@ export class RateLimits {
     return out.sort((a, b) =>
       a.name === ALL ? -1 : b.name === ALL ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     );
-  }
-
-  /**
-   * Hands leased messages of one group back to wait `holdMs[i]` more (ms), without counting
-   * an attempt; returns how many were still the caller's.
-   */
-  async holdBack(
-    group: number,
-    messages: readonly Message[],
-    holdMs: readonly number[],
-  ): Promise<number> {
-    if (messages.length === 0) return 0;
-    // leaseArgs orders the messages by token: the hold times follow that order.
-    const byToken = new Map<string, number[]>();
-    messages.forEach((m, i) => {
-      const list = byToken.get(m.token);
-      if (list) list.push(i);
-      else byToken.set(m.token, [i]);
-    });
-    const ordered = [...byToken.values()].flat();
-    const args: (string | number | Buffer)[] = [this.#unitMs, ordered.length];
-    for (const i of ordered) args.push(Math.max(0, Math.ceil(holdMs[i] ?? 0)));
-    args.push(...leaseArgs(ordered.map((i) => messages[i] as Message)));
-    return (await this.#run('ratelimit-holdback', group, args)) as number;
   }
 }
