@@ -35,12 +35,17 @@ export interface BucketState {
   perMs: number;
   cap: number;
   tokens: number;
-  /** the bucket is empty, or a take got less than it asked lately: work is held back */
+  /** work is held back for this bucket's tokens now (see ratelimit-take.lua's `hold`) */
   limited: boolean;
 }
 
 /** Most buckets a listing returns (names are bounded by the runtime's 100 anyway). */
 const LIST_LIMIT = 200;
+/**
+ * A hold that ended this recently still counts: a waiting actor asks again a little after
+ * its wait (jitter, a round trip), and a steady backlog should not blink to "no" meanwhile.
+ */
+const HOLD_SLACK_MS = 250;
 
 type RunKeys = (
   name: MultiGroupScriptName,
@@ -82,18 +87,17 @@ export class RateLimits {
     )[];
     const out: BucketState[] = [];
     for (let i = 0; i + 5 < reply.length; i += 6) {
-      const perMs = Number(reply[i + 2]);
       const since = Number(reply[i + 5]);
-      const milliTokens = Number(reply[i + 4]);
+      const cap = Number(reply[i + 3]);
+      const tokens = Number(reply[i + 4]) / 1000;
       out.push({
         name: String(reply[i]),
         max: Number(reply[i + 1]),
-        perMs,
-        cap: Number(reply[i + 3]),
-        tokens: milliTokens / 1000,
-        // Held back lately, or drained now: held-back messages come back one by one as tokens
-        // arrive, so a steady backlog may see every take granted with the bucket kept empty.
-        limited: (since >= 0 && since <= Math.max(2 * perMs, 2000)) || milliTokens < 1000,
+        perMs: Number(reply[i + 2]),
+        cap,
+        tokens,
+        // A full bucket holds nothing back: its refills go unused.
+        limited: since >= 0 && since <= HOLD_SLACK_MS && tokens < cap,
       });
     }
     // The whole queue's first, then by name.

@@ -1,0 +1,89 @@
+/**
+ * The rate-limit buckets themselves (src/lua/ratelimit-take.lua, ratelimit-list.lua), read
+ * back after each take: tokens handed back are credited once, up to the cap, and a bucket is
+ * `limited` (stats, /metrics, the dashboard) only while work is held back for its tokens,
+ * never when it is full (issue 24 §2.3 and §3's mutation review).
+ */
+import { describe, expect, it } from 'vitest';
+import { Queue } from '../src/index.js';
+import { ALL, type Rate } from '../src/queue/ratelimit/spec.js';
+import { useRuntimeRedis, waitFor } from './helpers/runtime.js';
+
+const redis = useRuntimeRedis();
+
+async function openQueue(prefix: string): Promise<Queue> {
+  const queue = new Queue({ redis: redis.server.url, prefix, groups: 1 });
+  await queue.ready();
+  return queue;
+}
+
+const bucket = async (queue: Queue, name: string) =>
+  (await queue.rateLimits.list()).find((b) => b.name === name);
+
+describe('rate-limit buckets', () => {
+  it('tokens handed back are credited once, and never past the cap', async () => {
+    const queue = await openQueue('rrefund');
+    try {
+      // 1,000 an hour: cap 100, and under 0.01 token comes back while the test reads.
+      const rate: Rate = { max: 1000, perMs: 3_600_000 };
+      const take = (want: number, refund: number) =>
+        queue.rateLimits.take([{ name: 'mail', rate, want, refund }]);
+      const [first] = await take(60, 0);
+      expect(first?.granted).toBe(60);
+      expect((await bucket(queue, 'mail'))?.tokens).toBeCloseTo(40, 1);
+      await take(0, 25);
+      expect((await bucket(queue, 'mail'))?.tokens).toBeCloseTo(65, 1);
+      // A take and a refund in one call: the refund first, then the take.
+      const [both] = await take(70, 5);
+      expect(both?.granted).toBe(70);
+      expect((await bucket(queue, 'mail'))?.tokens).toBeCloseTo(0, 1);
+      await take(0, 500);
+      expect((await bucket(queue, 'mail'))?.tokens).toBe(100);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a full bucket is not limited, even just after a take that got none', async () => {
+    const queue = await openQueue('rfull');
+    try {
+      // The issue's `whole queue 3000/s 300 of 300 yes`: cap 300, refilled in 100 ms.
+      const rate: Rate = { max: 3000, perMs: 1000 };
+      // Two takes in one call (one instant): the first empties it, the second gets none.
+      const [, none] = await queue.rateLimits.take([
+        { name: ALL, rate, want: 300, refund: 0 },
+        { name: ALL, rate, want: 50, refund: 0 },
+      ]);
+      expect(none?.granted).toBe(0); // work held back: the caller waits
+      const full = await waitFor('the bucket full again', async () => {
+        const b = await bucket(queue, ALL);
+        return b && b.tokens >= b.cap ? b : undefined;
+      });
+      expect(full).toMatchObject({ cap: 300, tokens: 300, limited: false });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('limited while a name waits for its tokens; the whole queue only when a take got none', async () => {
+    const queue = await openQueue('rflag');
+    try {
+      // A name's caller asks for what it holds back: getting less means holding some back.
+      const slow: Rate = { max: 1, perMs: 60_000 };
+      const [mail] = await queue.rateLimits.take([
+        { name: 'mail', rate: slow, want: 3, refund: 0 },
+      ]);
+      expect(mail?.granted).toBe(1);
+      expect(await bucket(queue, 'mail')).toMatchObject({ tokens: 0, limited: true });
+      // The whole queue's caller asks for a claim's size: getting part of it holds nothing
+      // back (the claim leases what it got); getting none does.
+      const all: Rate = { max: 10, perMs: 60_000 };
+      await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
+      expect(await bucket(queue, ALL)).toMatchObject({ tokens: 0, limited: false });
+      await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
+      expect(await bucket(queue, ALL)).toMatchObject({ limited: true });
+    } finally {
+      await queue.close();
+    }
+  });
+});
