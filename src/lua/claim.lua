@@ -169,14 +169,15 @@ if #expired > 0 then
 end
 
 -- 1b. Held messages (lib-held.lua): of each name the caller limits, as many as it has
---     tokens for go back among the ready ones, where the lease below meets them in order.
---     A name it does not limit it does not hold back: all of those go back (up to limit).
-local bands, releasable = {}, limit
+--     tokens for (max in all) go back among the ready ones, where the lease below meets
+--     them in order. A name it does not limit it does not hold back: all of those go back
+--     (up to limit).
+local bands, granted, releasable = {}, max, limit
 for _, entry in ipairs(heldBands()) do
   local name, band = entry[1], entry[2]
   bands[name] = band
   if grants[name] then
-    releaseHeld(band, grants[name])
+    granted = granted - releaseHeld(band, math.min(grants[name], granted))
   else
     releasable = releasable - releaseHeld(band, releasable)
   end

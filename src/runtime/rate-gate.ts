@@ -33,6 +33,8 @@ export class RateGate {
   readonly #retryAt = new Map<string, number>();
   /** tokens taken for the coming claim, per limited name */
   #grants = new Map<string, number>();
+  /** which held name asks first: turns go round, so no name keeps the others out */
+  #turn = 0;
 
   constructor(spec: RateLimitSpec | null | undefined, buckets: RateLimits) {
     this.#spec = spec ?? null;
@@ -54,11 +56,20 @@ export class RateGate {
     if (!spec) return { max: want, waitMs: 0 };
     const requests: TakeRequest[] = [];
     if (spec.all) requests.push({ name: ALL, rate: spec.all, want, refund: 0 });
+    // Held names, up to `want` in all: a claim leases no more (and releases no more, so its
+    // cost stays that of its batch).
     const now = performance.now();
-    for (const [name, count] of this.#held) {
-      if (count > 0 && (this.#retryAt.get(name) ?? 0) <= now)
-        requests.push({ name, rate: this.#rate(name), want: Math.min(want, count), refund: 0 });
+    const held = [...this.#held].filter(
+      ([name, count]) => count > 0 && (this.#retryAt.get(name) ?? 0) <= now,
+    );
+    let room = want;
+    for (let k = 0; k < held.length && room > 0; k++) {
+      const [name, count] = held[(this.#turn + k) % held.length] as [string, number];
+      const ask = Math.min(room, count);
+      requests.push({ name, rate: this.#rate(name), want: ask, refund: 0 });
+      room -= ask;
     }
+    this.#turn++;
     if (requests.length === 0) return { max: want, waitMs: 0 };
     const taken = await this.#buckets.take(requests);
     let allowance: Allowance = { max: want, waitMs: 0 };
