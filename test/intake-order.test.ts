@@ -53,6 +53,48 @@ describe('intake order between lists', () => {
     }
   }, 60_000);
 
+  it('items of an earlier list go first even when they were moved later', async () => {
+    await redis.client.del('starts');
+    const prefix = 'ilater';
+    const lists = ['later:high', 'later:normal'];
+    expect(groupOf(lists[0] as string)).not.toBe(groupOf(lists[1] as string));
+    const queue = new Queue({ redis: redis.server.url, prefix, groups: GROUPS });
+    await queue.ready();
+    await queue.pause(); // every group: what the intake moves waits
+    const launcher = await startActors({
+      redis: redis.server.url,
+      prefix,
+      groups: GROUPS,
+      intake: lists,
+      handler: fixture('starts.mjs'),
+      logDir: tempDir(),
+      publishStats: false,
+    });
+    try {
+      const moved = (count: number) =>
+        waitFor(`${count} moved`, async () => {
+          const total = (await queue.counts()).reduce((sum, g) => sum + g.ready + g.delayed, 0);
+          return total >= count ? true : undefined;
+        });
+      const normal = itemsOf('n', 40);
+      const high = itemsOf('h', 20);
+      await redis.client.lpush(lists[1] as string, ...normal);
+      await moved(40);
+      await redis.client.lpush(lists[0] as string, ...high);
+      await moved(60);
+      await queue.resume();
+      const starts = await waitFor('60 starts', async () => {
+        const all = await readStarts(redis.client);
+        return all.length >= 60 ? all : undefined;
+      });
+      // As BRPOP later:high later:normal would take them now: high first, each in push order.
+      expect(starts.map((s) => s.body)).toEqual([...high, ...normal]);
+    } finally {
+      await launcher.stop();
+      await queue.close();
+    }
+  }, 60_000);
+
   it('the start line names the one group; with list=group it says order holds only within a group', async () => {
     const startLines = async (intake: string) => {
       const run = spawnCli([
