@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
+import { rateKeys } from '../src/queue/ratelimit/buckets.js';
 import { ALL, type Rate } from '../src/queue/ratelimit/spec.js';
+import { redisNow } from './helpers/queue.js';
 import { useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
@@ -82,6 +84,33 @@ describe('rate-limit buckets', () => {
       expect(await bucket(queue, ALL)).toMatchObject({ tokens: 0, limited: false });
       await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
       expect(await bucket(queue, ALL)).toMatchObject({ limited: true });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a bucket written by format-7 code (`held`: its last short take) reads right', async () => {
+    const queue = await openQueue('rformat7');
+    try {
+      const keys = rateKeys('rformat7');
+      const now = await redisNow(redis.client);
+      // 10 a minute (cap 1), half a token, a short take just now: as format 7 wrote it.
+      await redis.client.hset(keys.bucket('mail'), {
+        t: '0.500000',
+        at: now,
+        max: 10,
+        per: 60_000,
+        cap: 1,
+        held: now,
+      });
+      await redis.client.zadd(keys.index, now + 60_000, 'mail');
+      const read = await bucket(queue, 'mail');
+      expect(read).toMatchObject({ max: 10, perMs: 60_000, cap: 1, limited: false });
+      expect(read?.tokens).toBeCloseTo(0.5, 1);
+      const rate: Rate = { max: 10, perMs: 60_000 };
+      const [taken] = await queue.rateLimits.take([{ name: 'mail', rate, want: 1, refund: 0 }]);
+      expect(taken?.granted).toBe(0);
+      expect(await bucket(queue, 'mail')).toMatchObject({ limited: true });
     } finally {
       await queue.close();
     }
