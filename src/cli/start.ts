@@ -77,7 +77,7 @@ export function registerStart(program: Command): void {
     )
     .option(
       '--events',
-      'publish every event for skyq events / queue.events() (done and dead always)',
+      'publish every event for skyq events / queue.events() (done, dead and cancelled always)',
     )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)

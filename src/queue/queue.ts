@@ -229,8 +229,9 @@ export class Queue {
   /**
    * Resolves when the job is done (with its result) or dead (with its error), whether that
    * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
-   * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
-   * kept). However many wait, a Queue has one reader per group waited on, and none polls.
+   * (default 30 s), when the id is not there (never added, cancelled, or finished and not
+   * kept), and at once with ERR_SKYQ_CANCELLED when anyone cancels it meanwhile. However many
+   * wait, a Queue has one reader per group waited on, and none polls.
    */
   waitFor(id: string, options: { timeoutMs?: number; group?: number } = {}): Promise<WaitResult> {
     const waiters = () =>
@@ -242,7 +243,7 @@ export class Queue {
 
   /**
    * The groups' events (added, started, done, failed, dead, cancelled, rescheduled, stale) as
-   * an async iterable; all but done and dead are published only by queues and launchers with
+   * an async iterable; all but done, dead and cancelled are published only by queues and launchers with
    * `events: true`. Each event's `cursor`, passed back as `from`, reads on after it.
    */
   events(options?: EventsOptions): AsyncIterable<QueueEvent> {

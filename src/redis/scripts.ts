@@ -1,9 +1,10 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
-// lib-ids.lua, events.lua, history.lua and dedupe.lua are put in front of each group
-// script (they all take one group's keys), and lib-held.lua in front of claim.lua; the
-// multi-group scripts have only args.lua and take their keys as given. ioredis runs them
-// by EVALSHA (falling back to EVAL once per server when the cache is empty).
+// lib-ids.lua, previews.lua, events.lua, history.lua and dedupe.lua are put in front of
+// each group script (they all take one group's keys), and lib-held.lua in front of
+// claim.lua; the multi-group scripts have only args.lua and take their keys as given.
+// ioredis runs them by EVALSHA (falling back to EVAL once per server when the cache is
+// empty).
 import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
@@ -34,6 +35,7 @@ export const SCRIPT_NAMES = [
   'schedule-list',
   'spill-drop',
   'intake-dead',
+  'id-block',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -62,6 +64,7 @@ function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
     const lib = `${read('args')}
 ${read('lib')}
 ${read('lib-ids')}
+${read('previews')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;

@@ -167,6 +167,7 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
+    'id-block': { valid: ['1000'], bad: [['zero ids', ['0']]] },
     format: { valid: ['2'], bad: [['nothing at all', []]] },
     'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
     'intake-commit': { valid: ['1', '0'], bad: [] },
@@ -209,6 +210,7 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
 function badValues(name: string, valid: Args): Case[] {
   const numbers: Record<string, number[]> = {
     add: [],
+    'id-block': [1],
     claim: [1, 2, 3, 4, 6, 7, 10, 13],
     fail: [1, 7],
     reschedule: [1],

@@ -1,6 +1,6 @@
 // queue.waitFor(): many waiters, one reader per group. Scripts that end jobs add one entry to
-// the group's event stream ({prefix:g}:fin, lua/events.lua: done and dead events are written
-// whether events are on or not) per call; while anyone waits on a
+// the group's event stream ({prefix:g}:fin, lua/events.lua: done, dead and cancelled events
+// are written whether events are on or not) per call; while anyone waits on a
 // group, one connection of its own blocks in XREAD on that stream and settles the waiters of
 // the ids it names. No waiter polls: a waiter costs a map entry and one timer.
 //
@@ -12,13 +12,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { blockingCopy, type RedisClient } from '../../redis/connection.js';
 import { eventsOf } from '../events/event.js';
 
-export type Ending = 'done' | 'dead';
+export type Ending = 'done' | 'dead' | 'cancelled';
 
 /** What a finished job's state says, or null while it has not ended. */
-export type Check = (id: string, group: number) => Promise<Ending | 'gone' | null>;
+export type Check = (id: string, group: number) => Promise<'done' | 'dead' | 'gone' | null>;
 
 interface Waiter {
   settle(ending: Ending | 'gone'): void;
@@ -82,7 +82,7 @@ class GroupReader {
             for (const event of eventsOf(this.#group, this.#cursor, fields)) {
               if (event.type === 'done' || event.type === 'dead')
                 this.#settle(event.id, event.type);
-              else if (event.type === 'cancelled') this.#settle(event.id, 'gone');
+              else if (event.type === 'cancelled') void this.#cancelled(event.id);
             }
           }
         }
@@ -92,6 +92,17 @@ class GroupReader {
         await sleep(Math.min(1000, 100 * failures));
       }
     }
+  }
+
+  /**
+   * A cancel ends the job unless its id is there again: a schedule's change may replace its
+   * waiting occurrence by one of the same id in the same call, and an id may be added anew.
+   */
+  async #cancelled(id: string): Promise<void> {
+    if (!this.waiters.has(id)) return;
+    const now = await this.#check(id, this.#group).catch(() => 'gone' as const);
+    if (now === 'gone') this.#settle(id, 'cancelled');
+    else if (now) this.#settle(id, now);
   }
 
   #settle(id: string, ending: Ending | 'gone'): void {
@@ -156,7 +167,7 @@ export class Waiters {
   #reader(group: number): GroupReader {
     let reader = this.#readers.get(group);
     if (!reader) {
-      const client = this.#client.duplicate() as RedisClient;
+      const client = blockingCopy(this.#client);
       client.on('error', () => {}); // the loop sees each failure and tries again
       reader = new GroupReader(client, keyOf(this.#prefix, group, 'fin'), group, this.#check);
       reader.ready.catch(() => {});
