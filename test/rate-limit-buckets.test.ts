@@ -1,8 +1,9 @@
 /**
- * The rate-limit buckets themselves (src/lua/ratelimit-take.lua, ratelimit-list.lua), read
- * back after each take: tokens handed back are credited once, up to the cap, and a bucket is
- * `limited` (stats, /metrics, the dashboard) only while work is held back for its tokens,
- * never when it is full (issue 24 §2.3 and §3's mutation review).
+ * The rate-limit buckets themselves (src/lua/ratelimit-take.lua, ratelimit-list.lua,
+ * ratelimit-held.lua), read back after each take: tokens handed back are credited once, up to
+ * the cap, and a bucket is `limited` (stats, /metrics, the dashboard) only while work is held
+ * back for it now: a name's while messages of it are held, the whole queue's while an actor
+ * waits for a token, never when it is full (issue 24 §2.3 and §3's mutation review).
  */
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
@@ -67,18 +68,31 @@ describe('rate-limit buckets', () => {
     }
   });
 
-  it('limited while a name waits for its tokens; the whole queue only when a take got none', async () => {
+  it('a name is limited while messages of it are held back, however full its bucket', async () => {
     const queue = await openQueue('rflag');
     try {
-      // A name's caller asks for what it holds back: getting less means holding some back.
-      const slow: Rate = { max: 1, perMs: 60_000 };
-      const [mail] = await queue.rateLimits.take([
-        { name: 'mail', rate: slow, want: 3, refund: 0 },
-      ]);
-      expect(mail?.granted).toBe(1);
-      expect(await bucket(queue, 'mail')).toMatchObject({ tokens: 0, limited: true });
-      // The whole queue's caller asks for a claim's size: getting part of it holds nothing
-      // back (the claim leases what it got); getting none does.
+      const rate: Rate = { max: 1, perMs: 60_000 };
+      await queue.rateLimits.take([{ name: 'mail', rate, want: 0, refund: 0 }]); // listed, full
+      expect(await bucket(queue, 'mail')).toMatchObject({ tokens: 1, held: 0, limited: false });
+      await queue.addBulk(
+        Array.from({ length: 3 }, (_, i) => ({ body: i, options: { name: 'mail' } })),
+      );
+      // A claim with no token for mail holds all three back.
+      await queue.poll(0, { limits: [{ name: 'mail', grant: 0 }] });
+      expect(await bucket(queue, 'mail')).toMatchObject({ tokens: 1, held: 3, limited: true });
+      // A claim that does not limit mail takes them: nothing held, nothing limiting.
+      expect((await queue.poll(0, {})).messages).toHaveLength(3);
+      expect(await bucket(queue, 'mail')).toMatchObject({ held: 0, limited: false });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('the whole queue is limited only after a take that got none, not a partial one', async () => {
+    const queue = await openQueue('rflagall');
+    try {
+      // Its caller asks for a claim's size: getting part of it holds nothing back (the claim
+      // leases what it got); getting none does.
       const all: Rate = { max: 10, perMs: 60_000 };
       await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
       expect(await bucket(queue, ALL)).toMatchObject({ tokens: 0, limited: false });
@@ -110,7 +124,7 @@ describe('rate-limit buckets', () => {
       const rate: Rate = { max: 10, perMs: 60_000 };
       const [taken] = await queue.rateLimits.take([{ name: 'mail', rate, want: 1, refund: 0 }]);
       expect(taken?.granted).toBe(0);
-      expect(await bucket(queue, 'mail')).toMatchObject({ limited: true });
+      expect((await bucket(queue, 'mail'))?.tokens).toBeLessThan(1);
     } finally {
       await queue.close();
     }

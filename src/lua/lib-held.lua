@@ -1,5 +1,5 @@
 -- lib-held.lua: messages a per-name rate limit holds back, for claim.lua (the loader puts it
--- in front of claim.lua only). The tokens are taken before the claim, in a slot of their own
+-- in front of claim.lua, and of ratelimit-held.lua, which counts them). The tokens are taken before the claim, in a slot of their own
 -- (src/runtime/rate-gate.ts); the claim is told, for each name its caller limits, how many
 -- of that name it may lease, and sets the rest aside here.
 --

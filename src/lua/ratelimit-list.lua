@@ -4,8 +4,9 @@
 -- ARGV[1] the buckets' key prefix (`{<prefix>:rate}:b:`): a bucket's key is it .. name,
 --   in the index's slot (read undeclared: the name is only known from the index)
 -- ARGV[2] most buckets returned
--- Returns 6 for each bucket: name, max, per ms, cap, tokens in thousandths, ms since work
--- was last held back for its tokens (0: it is now; -1: never; see ratelimit-take.lua)
+-- Returns 6 for each bucket: name, max, per ms, cap, tokens in thousandths, ms since a
+-- caller last waited for its tokens (0: one does now; -1: never; the whole queue's bucket
+-- only, see ratelimit-take.lua)
 argCount(2)
 argText(1, "the buckets' key prefix")
 argInt(2, 'most buckets returned', 1, 100000)

@@ -7,10 +7,9 @@
 -- what it did not use): a claim script cannot touch these keys, they are in another slot
 -- than the group (src/runtime/rate-gate.ts).
 -- A bucket is a hash: t tokens (fractional), at (ms t was computed at), max, per (ms),
--- cap (most tokens saved up), hold (ms until which a caller waits for tokens: work is held
--- back until then). A name's caller asks for what it holds back, so a take of a name that
--- gets less than it asked holds work back; the whole queue's ('*') asks for a claim's size,
--- so only a take that gets none does (the claim leases what it got, and asks again at once).
+-- cap (most tokens saved up), hold (the whole queue's only: ms until which a caller that got
+-- no token waits, holding work back; a take that got some leases what it got and asks again
+-- at once). Messages a name's limit holds back are counted where they wait (lib-held.lua).
 -- (Format 7 kept `held`, when the last short take was: it is left alone, and read by no one.)
 -- Tokens refill evenly, max per `per` ms, up to cap; a new bucket starts full.
 -- KEYS[1] the index: zset bucket name → when its bucket expires (ms)
@@ -61,7 +60,7 @@ for i = 2, #KEYS do
     -- Ask again before the bucket is full: tokens that come while it is full are lost.
     local need = math.min(want - granted, math.max(1, math.floor(cap * 3 / 4)))
     wait = math.max(1, math.ceil((need - tokens) / rate))
-    if name ~= '*' or granted == 0 then
+    if name == '*' and granted == 0 then
       hold = math.max(hold, now + wait)
     end
   end

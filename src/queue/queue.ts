@@ -92,8 +92,11 @@ export class Queue {
       run: (name, group, args) => this.run(name, group, args),
       now: (group) => this.clock(group).now(),
     });
-    this.rateLimits = new RateLimits(this.config.prefix, (name, keys, args) =>
-      this.#scripts.runKeys(name, keys, args),
+    this.rateLimits = new RateLimits(
+      this.config.prefix,
+      this.config.groups,
+      (name, keys, args) => this.#scripts.runKeys(name, keys, args),
+      (name, group, args) => this.run(name, group, args),
     );
     this.#leases = new Leases(
       this.config,

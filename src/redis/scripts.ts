@@ -2,7 +2,7 @@
 // KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
 // lib-ids.lua, previews.lua, events.lua, history.lua and dedupe.lua are put in front of
 // each group script (they all take one group's keys), and lib-held.lua in front of
-// claim.lua; the multi-group scripts have only args.lua and take their keys as given.
+// claim.lua and ratelimit-held.lua; the multi-group scripts have only args.lua and take their keys as given.
 // ioredis runs them by EVALSHA (falling back to EVAL once per server when the cache is
 // empty).
 import { readFileSync } from 'node:fs';
@@ -36,6 +36,7 @@ export const SCRIPT_NAMES = [
   'spill-drop',
   'intake-dead',
   'id-block',
+  'ratelimit-held',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -75,7 +76,7 @@ ${read('dedupe')}`;
     const prelude = (name: string) =>
       name.startsWith('schedule-')
         ? `${lib}\n${scheduleLib}`
-        : name === 'claim'
+        : name === 'claim' || name === 'ratelimit-held'
           ? `${lib}\n${heldLib}`
           : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([

@@ -193,6 +193,7 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     'list-counts': { valid: ['1', '0'], bad: [] },
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
+    'ratelimit-held': { valid: [], bad: [['an argument', ['x']]] },
     'intake-alive': {
       valid: ['launcher-1', '6000'],
       bad: [['a holding list without its entry', ['launcher-1', '6000', 'list']]],

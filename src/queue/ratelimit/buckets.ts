@@ -4,7 +4,7 @@
 // claim (the whole queue's, an exact count, and those of the names held back) and hands
 // back what the claim did not use after it (src/runtime/rate-gate.ts). See the README's
 // "Rate limits".
-import type { MultiGroupScriptName } from '../../redis/scripts.js';
+import type { MultiGroupScriptName, ScriptName } from '../../redis/scripts.js';
 import { ALL, capOf, type Rate } from './spec.js';
 
 export const rateKeys = (prefix: string) => ({
@@ -35,15 +35,20 @@ export interface BucketState {
   perMs: number;
   cap: number;
   tokens: number;
-  /** work is held back for this bucket's tokens now (see ratelimit-take.lua's `hold`) */
+  /** a job name's messages held back now, over every group (0 for the whole queue's) */
+  held: number;
+  /**
+   * work is held back for this bucket now: some of the name's messages are held, or (the whole
+   * queue's) an actor waits for a token and the bucket is not full
+   */
   limited: boolean;
 }
 
 /** Most buckets a listing returns (names are bounded by the runtime's 100 anyway). */
 const LIST_LIMIT = 200;
 /**
- * A hold that ended this recently still counts: a waiting actor asks again a little after
- * its wait (jitter, a round trip), and a steady backlog should not blink to "no" meanwhile.
+ * A whole-queue wait that ended this recently still counts: a waiting actor asks again a
+ * little after its wait (jitter, a round trip), and a steady backlog should not blink to "no".
  */
 const HOLD_SLACK_MS = 250;
 
@@ -52,14 +57,19 @@ type RunKeys = (
   keys: string[],
   args: (string | number)[],
 ) => Promise<unknown>;
+type Run = (name: ScriptName, group: number, args: string[]) => Promise<unknown>;
 
 export class RateLimits {
   readonly #keys: ReturnType<typeof rateKeys>;
+  readonly #groups: number;
   readonly #runKeys: RunKeys;
+  readonly #run: Run;
 
-  constructor(prefix: string, runKeys: RunKeys) {
+  constructor(prefix: string, groups: number, runKeys: RunKeys, run: Run) {
     this.#keys = rateKeys(prefix);
+    this.#groups = groups;
     this.#runKeys = runKeys;
+    this.#run = run;
   }
 
   /** Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
@@ -81,28 +91,51 @@ export class RateLimits {
   /** The buckets some launcher used lately (they expire a minute after their last take). */
   async list(): Promise<BucketState[]> {
     const args = [this.#keys.bucket(''), LIST_LIMIT];
-    const reply = (await this.#runKeys('ratelimit-list', [this.#keys.index], args)) as (
-      | string
-      | number
-    )[];
+    const [reply, held] = await Promise.all([
+      this.#runKeys('ratelimit-list', [this.#keys.index], args) as Promise<(string | number)[]>,
+      this.held(),
+    ]);
     const out: BucketState[] = [];
     for (let i = 0; i + 5 < reply.length; i += 6) {
       const since = Number(reply[i + 5]);
       const cap = Number(reply[i + 3]);
       const tokens = Number(reply[i + 4]) / 1000;
+      const name = String(reply[i]);
+      const heldNow = name === ALL ? 0 : (held.get(name) ?? 0);
       out.push({
-        name: String(reply[i]),
+        name,
         max: Number(reply[i + 1]),
         perMs: Number(reply[i + 2]),
         cap,
         tokens,
+        held: heldNow,
         // A full bucket holds nothing back: its refills go unused.
-        limited: since >= 0 && since <= HOLD_SLACK_MS && tokens < cap,
+        limited: name === ALL ? since >= 0 && since <= HOLD_SLACK_MS && tokens < cap : heldNow > 0,
       });
     }
     // The whole queue's first, then by name.
     return out.sort((a, b) =>
       a.name === ALL ? -1 : b.name === ALL ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     );
+  }
+
+  /**
+   * How many messages of each name the per-name limits hold back now, over every group (one
+   * read-only call a group; a group that cannot be read counts none).
+   */
+  async held(): Promise<Map<string, number>> {
+    const replies = await Promise.allSettled(
+      Array.from({ length: this.#groups }, (_, g) => this.#run('ratelimit-held', g, [])),
+    );
+    const out = new Map<string, number>();
+    for (const reply of replies) {
+      if (reply.status !== 'fulfilled') continue;
+      const flat = reply.value as (string | number)[];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const name = String(flat[i]);
+        out.set(name, (out.get(name) ?? 0) + Number(flat[i + 1]));
+      }
+    }
+    return out;
   }
 }
