@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import type { RateLimitOption } from '../src/queue/ratelimit/spec.js';
 import { startActors } from '../src/start.js';
-import { propertyParams } from './helpers/property.js';
+import { propertyParameters } from './helpers/property.js';
 import { redisNow } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
@@ -142,7 +142,7 @@ async function check(run: Run): Promise<void> {
 describe('rate limits, tried with random inputs', () => {
   it('started order equals the order without limits, restricted to each name', async () => {
     await fc.assert(fc.asyncProperty(runs, check), {
-      ...propertyParams(10),
+      ...propertyParameters(10),
       // Each run starts a launcher: no shrinking (the seed and the failing input are printed).
       endOnFailure: true,
     });
