@@ -33,7 +33,7 @@ async function expectUntouched(prefix: string): Promise<void> {
 }
 
 const refusal = (prefix: string) =>
-  `${prefix}:format says format ${NEWER}, newer than this skyq knows (${FORMAT_VERSION}): upgrade skyq before running it against this data`;
+  `a newer skyq (format ${NEWER}, in ${prefix}:format) is running on this Redis; this skyq (format ${FORMAT_VERSION}) neither reads nor writes its data: upgrade skyq before running it against this data`;
 
 describe('a launcher on data of a newer format', () => {
   it('startActors rejects with one line naming both formats, and starts nothing', async () => {

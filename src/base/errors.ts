@@ -119,10 +119,12 @@ export const errors = {
       'maxmemory-policy',
     ),
   /** the data under a prefix was written by a newer skyq than this one */
-  formatTooNew: (key: string, stored: number, known: number) =>
+  formatTooNew: (key: string, stored: number, known: number, cause?: unknown) =>
     new SkyqError(
       'ERR_SKYQ_FORMAT',
-      `${key} says format ${stored}, newer than this skyq knows (${known}): upgrade skyq before running it against this data`,
+      `a newer skyq (format ${stored}, in ${key}) is running on this Redis; this skyq (format ${known}) neither reads nor writes its data: upgrade skyq before running it against this data`,
+      undefined,
+      cause,
     ),
   /** a job whose name neither a command table entry nor a '*' entry handles */
   noHandler: (name: string | undefined) =>

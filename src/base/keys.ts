@@ -29,6 +29,7 @@ export const KEY_NAMES = [
   'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[24])
   'dedupe', // zset caller id → when its dedupe window ends (ms): lua/dedupe.lua, KEYS[25]
   'pre', // hash id → the start of a record over 2 KiB, what a page of previews reads (lua/previews.lua, KEYS[26])
+  'format', // string: the format of the group's data; scripts refuse a newer one (lua/format-guard.lua, KEYS[27])
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

@@ -28,6 +28,9 @@ local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19
 local doneKey, histKey, finKey = KEYS[21], KEYS[22], KEYS[23]
 local preKey = KEYS[26] -- previews.lua (24 and 25: schedule-lib.lua, dedupe.lua)
 
+-- The group's data format (format-guard.lua), before anything else is read or written.
+guardFormat(KEYS[27], true)
+
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 
 -- A hash of a few hundred short fields stays a listpack, where each field is

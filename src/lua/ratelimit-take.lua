@@ -35,6 +35,7 @@ for a = 0, #ARGV - 1, 6 do
     refuse(a + 6, 'tokens handed back must be from 0 to ' .. string.format('%d', ARG_MAX))
   end
 end
+guardFormat(formatKeyBeside(KEYS[1]), true)
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local out = {}

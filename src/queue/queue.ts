@@ -74,6 +74,9 @@ export class Queue {
     this.client =
       options.connection ?? connect(options, { name: options.connectionName ?? 'skyq' });
     this.#scripts = new GroupScripts(this.client, this.config);
+    // Each (re)connect writes the format back where a server lost it (every script would
+    // anyway, in its own slot; this covers the prefix's key too). A newer one: the scripts refuse.
+    this.client.on('ready', () => void this.#ensureFormat().catch(() => undefined));
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
     this.deadLetters = new DeadLetters(
@@ -122,9 +125,15 @@ export class Queue {
     await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
       throw this.#scripts.explain(error);
     });
-    await ensureFormat(
+    await this.#ensureFormat();
+  }
+
+  /** The format checked and raised in every slot (format.ts); again after each reconnect. */
+  #ensureFormat(): Promise<number> {
+    return ensureFormat(
       (key, version) => this.runMulti('format', key, [version]),
       this.config.prefix,
+      this.config.groups,
     );
   }
 

@@ -14,7 +14,15 @@ import {
 } from './histogram.js';
 import { mergeNameFigures, NAME_STATS_BYTES, type NameFigure, NameStats } from './name-stats.js';
 
-export const ACTOR_STATES = ['starting', 'running', 'paused', 'draining', 'stopped'] as const;
+/** The modes of actor-modes.ts; a new one goes at the end (the block stores the index). */
+export const ACTOR_STATES = [
+  'starting',
+  'running',
+  'paused',
+  'draining',
+  'stopped',
+  'halted',
+] as const;
 export type ActorState = (typeof ACTOR_STATES)[number];
 
 export const COUNTER_NAMES = [

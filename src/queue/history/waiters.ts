@@ -22,6 +22,8 @@ export type Check = (id: string, group: number) => Promise<'done' | 'dead' | 'go
 
 interface Waiter {
   settle(ending: Ending | 'gone'): void;
+  /** the stream holds data this skyq cannot read (a newer format) */
+  fail(error: unknown): void;
 }
 
 /** How long one XREAD blocks: short enough to notice that nobody waits any more. */
@@ -79,7 +81,7 @@ class GroupReader {
         for (const [, entries] of reply ?? []) {
           for (const [entryId, fields] of entries) {
             this.#cursor = entryId.toString('latin1');
-            for (const event of eventsOf(this.#group, this.#cursor, fields)) {
+            for (const event of this.#eventsOf(fields)) {
               if (event.type === 'done' || event.type === 'dead')
                 this.#settle(event.id, event.type);
               else if (event.type === 'cancelled') void this.#cancelled(event.id);
@@ -91,6 +93,19 @@ class GroupReader {
         failures += 1;
         await sleep(Math.min(1000, 100 * failures));
       }
+    }
+  }
+
+  /** An entry's events; one of a newer format fails every waiter of the group, misread by none. */
+  #eventsOf(fields: Buffer[]) {
+    try {
+      return eventsOf(this.#group, this.#cursor as string, fields, this.#stream);
+    } catch (error) {
+      for (const [id, waiting] of this.waiters) {
+        this.waiters.delete(id);
+        for (const waiter of waiting) waiter.fail(error);
+      }
+      return [];
     }
   }
 
@@ -143,7 +158,7 @@ export class Waiters {
       settle = resolve;
       fail = reject;
     });
-    const waiter: Waiter = { settle: (ending) => settle(ending) };
+    const waiter: Waiter = { settle: (ending) => settle(ending), fail: (error) => fail(error) };
     const waiting = reader.waiters.get(id) ?? new Set<Waiter>();
     waiting.add(waiter);
     reader.waiters.set(id, waiting);
