@@ -103,6 +103,7 @@ describe('every Lua script refuses malformed arguments', () => {
       'format-guard',
       'lib',
       'lib-ids',
+      'lib-held',
       'previews',
       'events',
       'history',

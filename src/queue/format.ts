@@ -30,7 +30,11 @@
 //     Records over 2 KiB keep their start in `{<prefix>:<g>}:pre` (lua/previews.lua), which
 //     older code would leave behind or leave stale. The id counters stay above Redis's clock
 //     (lua/id-block.lua); `cancelled` is always on the event stream. Event entries of a later
-//     format will carry it in their mark (`\xffe<format>`): readers refuse such entries
+//     format will carry it in their mark (`\xffe<format>`): readers refuse such entries.
+//     Messages a per-name rate limit holds back wait in the ready set in their name's band of
+//     scores (band × 2^21 + priority), named in `{<prefix>:<g>}:held` (lua/lib-held.lua):
+//     older code would lease them as the lowest priorities, unlimited, and leave the hash.
+//     Rate-limit buckets keep `hold` (format 7's `held` is ignored)
 import { errors } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { keyOf } from '../base/keys.js';

@@ -97,7 +97,7 @@ export class Queue {
     });
     this.rateLimits = new RateLimits(
       this.config.prefix,
-      this.config.unitMs,
+      this.config.groups,
       (name, keys, args) => this.#scripts.runKeys(name, keys, args),
       (name, group, args) => this.run(name, group, args),
     );

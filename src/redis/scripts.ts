@@ -1,10 +1,10 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) and format-guard.lua (the data format the
-// script was written for) go first in every script; lib.lua,
-// lib-ids.lua, previews.lua, events.lua, history.lua and dedupe.lua are put in front of each group
-// script (they all take one group's keys); the multi-group scripts have only args.lua
-// and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once
-// per server when the cache is empty).
+// script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
+// events.lua, history.lua and dedupe.lua are put in front of each group script (they all
+// take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
+// the multi-group scripts have only args.lua and take their keys as given. ioredis runs
+// them by EVALSHA (falling back to EVAL once per server when the cache is empty).
 import { readFileSync } from 'node:fs';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { KEY_NAMES } from '../base/keys.js';
@@ -36,8 +36,8 @@ export const SCRIPT_NAMES = [
   'schedule-list',
   'spill-drop',
   'intake-dead',
-  'ratelimit-holdback',
   'id-block',
+  'ratelimit-held',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -70,10 +70,16 @@ ${read('previews')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;
-    // The schedule scripts share helpers of their own too (schedule-lib.lua).
+    // The schedule scripts share helpers of their own too (schedule-lib.lua), and the claim
+    // holds messages back for the rate limits (lib-held.lua).
     const scheduleLib = read('schedule-lib');
+    const heldLib = read('lib-held');
     const prelude = (name: string) =>
-      name.startsWith('schedule-') ? `${lib}\n${scheduleLib}` : lib;
+      name.startsWith('schedule-')
+        ? `${lib}\n${scheduleLib}`
+        : name === 'claim' || name === 'ratelimit-held'
+          ? `${lib}\n${heldLib}`
+          : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
       ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
       ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),

@@ -203,7 +203,7 @@ export class Actor {
       const ack = this.#takeAcks();
       const polled = await this.#poll(max, ack);
       if (!polled) {
-        await this.#limits.admit([], max); // hands its tokens back
+        await this.#limits.settle(null, max); // hands its tokens back
         this.#jobs.putBack(ack);
         // Halted: a newer format is a state, not trouble: look again each second, no backoff.
         await this.#waker.wait(this.#modes.now === 'halted' ? HALTED_RECHECK_MS : errorPause);
@@ -213,7 +213,7 @@ export class Actor {
       errorPause = ERROR_PAUSE_MS;
       if (this.#modes.now === 'halted' && this.#modes.enter('running'))
         this.#log.warn({ event: 'format-ok' }, 'the data format is ours again: claiming again');
-      const admitted = await this.#limits.admit(polled.messages, max);
+      await this.#limits.settle(polled, max);
       if (polled.paused) this.#pauses.paused(polled.now);
       else this.#pauses.resumed(polled.now);
       if (this.#modes.enter(polled.paused ? 'paused' : 'running')) {
@@ -227,9 +227,12 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      for (const message of admitted) this.#jobs.schedule(message, now);
+      for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length === max) continue;
-      await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
+      // Messages a rate limit holds back go when their name's tokens should be there.
+      const retryIn = this.#limits.retryInMs();
+      const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
+      await this.#idle(retryIn === null ? planned : Math.min(planned, now + retryIn));
     }
   }
 
@@ -272,7 +275,8 @@ export class Actor {
     const sent = performance.now();
     let polled: PollResult;
     try {
-      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs });
+      const limits = this.#limits.claimLimits();
+      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits });
     } catch (error) {
       const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
       if (!newer) this.#errors.note('poll failed', error, this.#stats);
