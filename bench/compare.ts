@@ -1,7 +1,10 @@
 /**
- * `npm run bench`: every chosen workload through every registered system, each run on a fresh
- * private redis-server (so no run inherits another's memory, stats or leftovers), then one table
- * per workload. Never points at a shared Redis: servers come from startRedisServer on loopback.
+ * `npm run bench` / `node dist/bench/compare.js`: with no --workload or --system, issue 26's
+ * targets (compare-targets.ts): skyq, bee-queue and BullMQ interleaved over --rounds rounds,
+ * medians, ratios to bee-queue, met or missed, and the load average. With them: every chosen
+ * workload through every chosen system once, each run on a fresh private redis-server (so no
+ * run inherits another's memory, stats or leftovers), then one table per workload. Never
+ * points at a shared Redis: servers come from startRedisServer on loopback.
  *
  * Plugging in another system (skyq): add it to `systems` — its BenchResult.system must equal the
  * key; the tables then show `skyq/<other>` ratios for every figure.
@@ -12,6 +15,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { startRedisServer } from '../src/redis/server.js';
 import { beeSystemName, runBee } from './bee.js';
 import { bullmqSystemName, runBullmq } from './bullmq.js';
+import { formatTargets, runTargets } from './compare-targets.js';
 import { runNaive } from './naive.js';
 import { formatResultLine, formatResultsTable } from './report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq } from './skyq.js';
@@ -56,9 +60,16 @@ export interface CompareOptions {
   graceMs?: number;
   quick: boolean;
   json: boolean;
+  /** no --workload and no --system: issue 26's targets */
+  targets: boolean;
+  rounds: number;
+  noisy: boolean;
 }
 
 const USAGE = `usage: node dist/bench/compare.js [options]
+  (no --workload, no --system: every target of issue 26, skyq against bee-queue and BullMQ)
+  --rounds N       interleaved rounds for the targets; medians are judged (default 3)
+  --noisy          judge the targets even when the load average at the start is above 1
   --workload a,b   ${WORKLOAD_NAMES.join(',')} (default: all)
   --system a,b     systems to run (default: all: ${Object.keys(systems).join(',')})
   --count N        messages for seed, burst and memory
@@ -78,6 +89,8 @@ export function parseCompareArgs(argv: string[]): CompareOptions {
       grace: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      noisy: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -105,6 +118,9 @@ export function parseCompareArgs(argv: string[]): CompareOptions {
     graceMs: values.grace === undefined ? undefined : (int(values.grace, 'grace') ?? 0) * 1000,
     quick: values.quick,
     json: values.json,
+    targets: values.workload === undefined && values.system === undefined,
+    rounds: int(values.rounds, 'rounds') ?? 3,
+    noisy: values.noisy,
   };
 }
 
@@ -206,7 +222,15 @@ export async function compare(opts: CompareOptions): Promise<BenchResult[]> {
 }
 
 async function main(): Promise<void> {
-  await compare(parseCompareArgs(process.argv.slice(2)));
+  const opts = parseCompareArgs(process.argv.slice(2));
+  if (opts.targets) {
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    const outcome = await runTargets({ ...opts, log });
+    console.log(
+      `\nskyq against bee-queue and BullMQ, issue 26's targets · ${process.argv.slice(2).join(' ') || 'no options'}\n`,
+    );
+    console.log(formatTargets(outcome, opts));
+  } else await compare(opts);
   // Everything is closed by now; if some library still holds a handle, do not hang the shell.
   setTimeout(() => {
     process.stderr.write('compare: a handle is still open after the run; exiting\n');

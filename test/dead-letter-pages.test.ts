@@ -1,7 +1,7 @@
 /**
  * Dead-letter pages cost what their limit costs, not their depth (issue 13, item 5.3): 100 dead
  * letters of 512 KiB over 10 groups on a real redis-server. A deep page (after 95 letters, by
- * cursor) sends as many commands and reads as many bytes as the first one, and a preview reads
+ * cursor) sends as many commands and reads as many bytes as the second one, and a preview reads
  * only the start of each body. The offset way (each group's first offset + limit whole records,
  * what list({ offset }) over all groups did) is measured beside it for the figures.
  */
@@ -58,11 +58,13 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a deep dead-letter page', () => {
-  it('costs what the first page costs, and previews read no whole bodies', async () => {
+  it('costs what the second page costs, and previews read no whole bodies', async () => {
     const limit = 5;
     let after: string | undefined;
+    let second: string | undefined;
     const seen: string[] = [];
     for (let page = 0; page < 19; page++) {
+      if (page === 1) second = after;
       const got = await queue.deadLetters.page({
         limit,
         previewBytes: 300,
@@ -74,6 +76,11 @@ describe('a deep dead-letter page', () => {
     expect(new Set(seen).size).toBe(95);
     const first = await cost(redis.plain, () =>
       queue.deadLetters.page({ limit, previewBytes: 300 }),
+    );
+    // A page after a cursor finds its place in each group (a few O(log n) lookups): the second
+    // page is the one a deep page compares with.
+    const shallow = await cost(redis.plain, () =>
+      queue.deadLetters.page({ limit, previewBytes: 300, after: second as string }),
     );
     let deep: {
       letters: { id: string; truncated?: boolean; body: unknown }[];
@@ -93,7 +100,7 @@ describe('a deep dead-letter page', () => {
         ),
       ),
     );
-    console.log(JSON.stringify({ first, deep: deepCost, offsetWay: offsetCost }));
+    console.log(JSON.stringify({ first, second: shallow, deep: deepCost, offsetWay: offsetCost }));
     expect(deep.letters).toHaveLength(limit);
     expect(new Set([...seen, ...deep.letters.map((l) => l.id)]).size).toBe(100);
     expect(deep.letters.every((l) => l.truncated === true && String(l.body).length <= 300)).toBe(
@@ -102,8 +109,8 @@ describe('a deep dead-letter page', () => {
     // A full page names the next one; after the last letter it is empty and names none.
     const end = await queue.deadLetters.page({ limit, after: deep.next as string });
     expect(end).toEqual({ letters: [], next: null });
-    // Bounded by the limit: the same commands as the first page, and no whole body sent.
-    expect(deepCost.calls).toBeLessThanOrEqual(first.calls + 2);
+    // Bounded by the limit: the same commands as the second page, and no whole body sent.
+    expect(deepCost.calls).toBeLessThanOrEqual(shallow.calls + 2);
     expect(deepCost.outBytes).toBeLessThan(GROUPS * limit * 2048);
     expect(offsetCost.outBytes).toBeGreaterThan(LETTERS * BODY);
   });

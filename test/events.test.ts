@@ -1,5 +1,5 @@
 // queue.events(): every event type, a reader restarted from its cursor (no gap, no repeat),
-// the bounded stream, events off (done and dead only), bad input, a 3-master cluster and a
+// the bounded stream, events off (done, dead and cancelled only), bad input, a 3-master cluster and a
 // Redis restart while following. Real redis-server processes.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,14 +163,18 @@ describe('events', () => {
     expect(length).toBeLessThanOrEqual(1100); // MAXLEN ~ trims whole nodes of 100 entries
   });
 
-  it('with events off (the default) publishes only done and dead, which waitFor needs', async () => {
+  it('with events off (the default) publishes only done, dead and cancelled, which waitFor needs', async () => {
     const q = await redis.queue({ attempts: 1 });
     const ok = await q.add('ok', { group: 0 });
     const bad = await q.add('bad', { group: 0 });
     const got = await claimAtLeast(q, 0, 2);
     await q.ack(got.filter((m) => m.id === ok));
     await q.fail(got.find((m) => m.id === bad) as Message, 'no');
-    expect((await collect(q, { groups: [0] })).map(key)).toEqual([`done ${ok}`, `dead ${bad}`]);
+    const later = await q.add('later', { group: 0, delay: 60_000, name: 'named' });
+    await q.cancel(later);
+    const events = await collect(q, { groups: [0] });
+    expect(events.map(key)).toEqual([`done ${ok}`, `dead ${bad}`, `cancelled ${later}`]);
+    expect(events[2]?.name).toBeUndefined(); // with events off no record is read for it
   });
 
   it('reads format-4 entries (id → done | dead, before events), and waitFor settles on them', async () => {

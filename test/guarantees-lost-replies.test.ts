@@ -72,6 +72,23 @@ describe('a lost claim reply', () => {
   });
 });
 
+describe('acks sent again after their reply was lost', () => {
+  it('are not stale: a poll carrying acks, resent by ioredis, reports none', async () => {
+    const { queue, proxy } = await queueBehindProxy();
+    await queue.addBulk(Array.from({ length: 3 }, (_, i) => ({ body: i })));
+    const first = await claimAtLeast(queue, 0, 3);
+    const more = await queue.addBulk(Array.from({ length: 2 }, (_, i) => ({ body: `more ${i}` })));
+    proxy.cutReplyTo('eval');
+    // Redis applies the acks and leases the two new ones; the reply is lost, ioredis sends the
+    // call again once reconnected, and the acks find their jobs finished: by this very call.
+    const polled = await queue.poll(0, { max: 10, ack: first });
+    expect(proxy.cuts()).toBe(1);
+    expect(polled.stale).toEqual([]);
+    expect(idsOf(polled.messages)).toEqual([...more].sort());
+    expect((await where(queue)).done).toHaveLength(3);
+  });
+});
+
 describe('lost replies of ack, fail, extend and release', () => {
   it('ack: each job finished once', async () => {
     const { queue, proxy } = await queueBehindProxy();

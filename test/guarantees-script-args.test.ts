@@ -100,8 +100,11 @@ describe('every Lua script refuses malformed arguments', () => {
   it('has cases for every script file in src/lua', () => {
     const shared = new Set([
       'args',
+      'format-guard',
       'lib',
       'lib-ids',
+      'lib-held',
+      'previews',
       'events',
       'history',
       'dedupe',

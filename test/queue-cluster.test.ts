@@ -149,9 +149,16 @@ describe('cluster key layout', () => {
         .map((slot, g) => (ownerOf(slot) === cluster.nodes[i]?.port ? g : -1))
         .filter((g) => g >= 0)
         // Due now and of priority 0: they wait in the delayed set (the plain name).
-        .flatMap((g) => [`task_group:${g}`, `{task_group:${g}}:msg`, `{task_group:${g}}:seq`]);
-      // (task_group:format, the prefix's one format key, lives wherever its name hashes.)
-      const ofGroups = held.filter((k) => k !== 'task_group:format');
+        .flatMap((g) => [
+          `task_group:${g}`,
+          `{task_group:${g}}:msg`,
+          `{task_group:${g}}:seq`,
+          `{task_group:${g}}:format`, // each slot's copy of the format (format 8)
+        ]);
+      // (task_group:format and the rate limits' and intake's copies live wherever they hash.)
+      const ofGroups = held.filter(
+        (k) => !/^(task_group:format|\{task_group:(rate|intake)\}:format)$/.test(k),
+      );
       expect(ofGroups.filter((k) => !k.endsWith(':due') && !k.endsWith(':wake'))).toEqual(
         expected.sort(),
       );

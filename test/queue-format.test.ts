@@ -89,7 +89,7 @@ describe('format', () => {
     const queue = new Queue({ redis: server.url, prefix, groups: 1 });
     try {
       await expect(queue.ready()).rejects.toThrow(
-        `${prefix}:format says format ${FORMAT_VERSION + 1}, newer than this skyq knows (${FORMAT_VERSION})`,
+        `a newer skyq (format ${FORMAT_VERSION + 1}, in ${prefix}:format) is running on this Redis; this skyq (format ${FORMAT_VERSION})`,
       );
       expect(await client.get(formatKey(prefix))).toBe(String(FORMAT_VERSION + 1));
       await client.set(formatKey(prefix), 'banana');

@@ -55,9 +55,10 @@ describe('order among equal priorities', () => {
     expect(bodies).toEqual(Array.from({ length: 1500 }, (_, i) => i));
   });
 
-  it('keeps FIFO across the old 2^33 wrap of the counters', async () => {
+  it('keeps FIFO across the old 2^33 wrap of the counters, and where ids grow a digit', async () => {
     const q = await redis.queue();
-    await redis.plain.set(keyOf(q.config.prefix, 2, 'seq'), String(2 ** 33 - 1500));
+    // 36^9: ids go from 9 base-36 digits to 10 (their letter from i to j) within the backlog.
+    await redis.plain.set(keyOf(q.config.prefix, 2, 'seq'), String(36 ** 9 - 1500));
     await redis.plain.set(keyOf(q.config.prefix, 2, 'tok'), String(2 ** 33 - 5));
     // A backlog that straddles 2^33, then more behind it: the old backlog must still go first.
     const ids: string[] = [];
@@ -114,6 +115,11 @@ describe('ids', () => {
 
   it('never overwrites a pending message when the id counter goes back', async () => {
     const q = await redis.queue();
+    // The counter ran ahead of Redis's clock (a burst), so going back stays above its floor
+    // (lua/id-block.lua) and lands on ids given already.
+    const seq = keyOf(q.config.prefix, 3, 'seq');
+    const ahead = String(36 ** 10);
+    await redis.plain.set(seq, ahead);
     const before = await q.addBulk(
       Array.from({ length: 50 }, (_, i) => ({
         body: `first ${i}`,
@@ -121,7 +127,7 @@ describe('ids', () => {
       })),
     );
     // The counter goes back, as after a restart from an older AOF or a failover to a lagging replica.
-    await redis.plain.set(keyOf(q.config.prefix, 3, 'seq'), '0');
+    await redis.plain.set(seq, ahead);
     const fresh = await redis.queue({ prefix: q.config.prefix });
     const after = await fresh.addBulk(
       Array.from({ length: 50 }, (_, i) => ({
@@ -134,7 +140,7 @@ describe('ids', () => {
     for (const [i, id] of after.entries()) expect((await q.get(id))?.body).toBe(`second ${i}`);
     expect((await q.counts())[3]?.delayed).toBe(100);
     // The first producer's block is stale too: its next ids are checked and replaced as well.
-    await redis.plain.set(keyOf(q.config.prefix, 3, 'seq'), '0');
+    await redis.plain.set(seq, ahead);
     const third = await q.add('third', { group: 3, delay: 60_000 });
     expect([...before, ...after]).not.toContain(third);
     expect((await q.counts())[3]?.delayed).toBe(101);

@@ -1,6 +1,6 @@
 // Every error skyq throws is made here, by name, so callers can tell them
 // apart (`err.code`) and messages stay consistent.
-import { redactText } from './redact.js';
+import { redactText, scrubError } from './redact.js';
 
 export type SkyqErrorCode =
   | 'ERR_SKYQ_INVALID_OPTION'
@@ -17,7 +17,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_EVICTION'
   | 'ERR_SKYQ_FORMAT'
   | 'ERR_SKYQ_NO_HANDLER'
-  | 'ERR_SKYQ_NOT_FOUND';
+  | 'ERR_SKYQ_NOT_FOUND'
+  | 'ERR_SKYQ_CANCELLED';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -25,7 +26,8 @@ export class SkyqError extends Error {
   readonly field: string | undefined;
 
   constructor(code: SkyqErrorCode, message: string, field?: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    // A cause is printed by Node with everything in it: no password may be left there.
+    super(message, cause === undefined ? undefined : { cause: scrubError(cause) });
     this.name = 'SkyqError';
     this.code = code;
     this.field = field;
@@ -86,6 +88,9 @@ export const errors = {
   /** queue.waitFor gave up */
   waitTimeout: (id: string, ms: number) =>
     new SkyqError('ERR_SKYQ_TIMEOUT', `waitFor ${id}: the job did not finish within ${ms} ms`),
+  /** queue.waitFor: the job was cancelled while waited for (by anyone, a schedule's change too) */
+  cancelled: (id: string) =>
+    new SkyqError('ERR_SKYQ_CANCELLED', `waitFor ${id}: the job was cancelled`),
   /** an id that is not (or no longer) anywhere */
   notFound: (id: string, what: string) =>
     new SkyqError('ERR_SKYQ_NOT_FOUND', `no message ${id} (${what})`),
@@ -114,10 +119,12 @@ export const errors = {
       'maxmemory-policy',
     ),
   /** the data under a prefix was written by a newer skyq than this one */
-  formatTooNew: (key: string, stored: number, known: number) =>
+  formatTooNew: (key: string, stored: number, known: number, cause?: unknown) =>
     new SkyqError(
       'ERR_SKYQ_FORMAT',
-      `${key} says format ${stored}, newer than this skyq knows (${known}): upgrade skyq before running it against this data`,
+      `a newer skyq (format ${stored}, in ${key}) is running on this Redis; this skyq (format ${known}) neither reads nor writes its data: upgrade skyq before running it against this data`,
+      undefined,
+      cause,
     ),
   /** a job whose name neither a command table entry nor a '*' entry handles */
   noHandler: (name: string | undefined) =>

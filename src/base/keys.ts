@@ -28,6 +28,8 @@ export const KEY_NAMES = [
   'fin', // stream: the group's events, an entry per call and type (lua/events.lua; waitFor reads it)
   'schedules', // hash: each schedule's state and record template (lua/schedule-lib.lua: KEYS[24])
   'dedupe', // zset caller id → when its dedupe window ends (ms): lua/dedupe.lua, KEYS[25]
+  'pre', // hash id → the start of a record over 2 KiB, what a page of previews reads (lua/previews.lua, KEYS[26])
+  'format', // string: the format of the group's data; scripts refuse a newer one (lua/format-guard.lua, KEYS[27])
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

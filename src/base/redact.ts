@@ -41,3 +41,41 @@ export function redactText(text: string): string {
     })
     .replace(QUERY_SECRET, `$1${MASK}`);
 }
+
+/** Commands whose arguments carry a password (AUTH, HELLO … AUTH, MIGRATE … AUTH, ACL SETUSER …). */
+const SECRET_COMMANDS = new Set(['auth', 'hello', 'migrate', 'acl', 'config', 'sentinel']);
+
+interface CommandNote {
+  name?: unknown;
+  args?: unknown;
+}
+
+/**
+ * Takes every password out of an error, wherever Node or a logger could print it: the message
+ * and stack (URLs), ioredis's `command.args` of a login (`AUTH user password`), and the same in
+ * every error it links to (`cause`, a cluster's `lastNodeError`, an AggregateError's `errors`).
+ * Changes the errors in place, so a reference kept elsewhere is clean too; returns `error`.
+ */
+export function scrubError<T>(error: T, seen = new Set<unknown>()): T {
+  if (typeof error !== 'object' || error === null || seen.has(error)) return error;
+  seen.add(error);
+  const target = error as Record<string, unknown> & Partial<Error>;
+  for (const field of ['message', 'stack'] as const) {
+    const text = target[field];
+    if (typeof text === 'string') {
+      const clean = redactText(text);
+      if (clean !== text) target[field] = clean;
+    }
+  }
+  const command = target.command as CommandNote | undefined;
+  if (command && typeof command.name === 'string' && Array.isArray(command.args)) {
+    if (SECRET_COMMANDS.has(command.name.toLowerCase())) {
+      // The user name stays (it says which ACL user was meant); nothing after it does.
+      const user = command.name.toLowerCase() === 'auth' && command.args.length === 2;
+      command.args = user ? [command.args[0], MASK] : [MASK];
+    }
+  }
+  for (const linked of [target.cause, target.lastNodeError]) scrubError(linked, seen);
+  if (Array.isArray(target.errors)) for (const inner of target.errors) scrubError(inner, seen);
+  return error;
+}

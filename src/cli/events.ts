@@ -18,29 +18,33 @@ interface EventsFlags extends ConnectionFlags {
 export function registerEvents(program: Command): void {
   withConnectionFlags(program.command('events'))
     .description(
-      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale (all but done and dead need start --events)',
+      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale (all but done, dead and cancelled need start --events)',
     )
     .option('--follow', 'wait for more events until stopped (from now, unless --from)')
     .option('--group <groups>', 'only these groups, e.g. 3 or 0,3,7')
     .option('--from <where>', "'start' (what the streams keep), 'now', or a cursor from --json")
     .option('--json', 'one JSON object per line, each with the cursor that resumes after it')
     .action((flags: EventsFlags) =>
-      withQueue(flags, async (queue) => {
-        const follow = flags.follow === true;
-        const options = {
-          follow,
-          from: flags.from ?? (follow ? 'now' : 'start'),
-          ...(flags.group !== undefined ? { groups: parseGroupList(flags.group, 'group') } : {}),
-        };
-        queue.events(options); // bad options are one line before anything connects
-        await queue.ready();
-        if (!flags.json) console.log(readFromLine(flags));
-        const stop = new AbortController();
-        process.once('SIGINT', () => stop.abort());
-        for await (const event of queue.events({ ...options, signal: stop.signal })) {
-          console.log(flags.json ? JSON.stringify(event) : eventLine(event));
-        }
-      }),
+      withQueue(
+        flags,
+        async (queue) => {
+          const follow = flags.follow === true;
+          const options = {
+            follow,
+            from: flags.from ?? (follow ? 'now' : 'start'),
+            ...(flags.group !== undefined ? { groups: parseGroupList(flags.group, 'group') } : {}),
+          };
+          queue.events(options); // bad options are one line before anything connects
+          await queue.ready();
+          if (!flags.json) console.log(readFromLine(flags));
+          const stop = new AbortController();
+          process.once('SIGINT', () => stop.abort());
+          for await (const event of queue.events({ ...options, signal: stop.signal })) {
+            console.log(flags.json ? JSON.stringify(event) : eventLine(event));
+          }
+        },
+        flags.follow ? 'stopped' : 'done',
+      ),
     );
 }
 

@@ -1,11 +1,21 @@
 // `skyq start --intake high,normal,low`: the lists whose items the launcher moves into
-// skyq, earliest first; `high=3` sends a list's items to group 3 (default: its name hashed).
+// skyq, earliest first, all into the first list's group (its name hashed); `normal=3` sends
+// a list's items to group 3 instead, where the order between lists no longer holds.
 import { errors } from '../base/errors.js';
-import type { IntakeListOption } from '../queue/intake/spec.js';
+import type { IntakeListOption, IntakeSpec } from '../queue/intake/spec.js';
 
 export const INTAKE_HELP =
   'move items other programs LPUSH onto these Redis lists into skyq, earliest list first ' +
-  '(as BRPOP high normal low takes them), e.g. high,normal,low; high=3 puts a list in group 3';
+  "(as BRPOP high normal low takes them), e.g. high,normal,low, all into the first list's " +
+  'group; normal=3 puts a list in group 3 (the order between lists holds within a group)';
+
+/** The start line for an intake spread over several groups (null when it is in one). */
+export function intakeGroupsLine(specs: readonly IntakeSpec[]): string | null {
+  const groups = [...new Set(specs.map((spec) => spec.group))];
+  if (groups.length < 2) return null;
+  const named = `${groups.slice(0, -1).join(', ')} and ${groups.at(-1)}`;
+  return `skyq: intake lists go to groups ${named}: an earlier list goes first only within a group`;
+}
 
 export function parseIntakeFlag(text: string): IntakeListOption[] {
   const parts = text.split(',').map((part) => part.trim());

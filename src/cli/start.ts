@@ -18,7 +18,7 @@ import {
 } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
-import { INTAKE_HELP, parseIntakeFlag } from './intake-flag.js';
+import { INTAKE_HELP, intakeGroupsLine, parseIntakeFlag } from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -77,7 +77,7 @@ export function registerStart(program: Command): void {
     )
     .option(
       '--events',
-      'publish every event for skyq events / queue.events() (done and dead always)',
+      'publish every event for skyq events / queue.events() (done, dead and cancelled always)',
     )
     .option('--http [addr]', 'serve /metrics, /healthz and the dashboard (default 127.0.0.1:9464)')
     .option('--auth-token <token>', TOKEN_HELP)
@@ -137,6 +137,8 @@ export function registerStart(program: Command): void {
           `skyq: intake from list ${spec.list} into group ${spec.group} (priority ${spec.priority})`,
         );
       }
+      const spread = intakeGroupsLine(launcher.intake);
+      if (spread) console.log(spread);
       if (limits) {
         const shared = `shared by every launcher of ${options.prefix ?? 'task_group'}`;
         console.log(`skyq: rate limit ${describeRateLimit(limits)}, ${shared}`);

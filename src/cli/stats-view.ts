@@ -140,7 +140,8 @@ function rateTable(limits: BucketState[]): string {
 
 /**
  * What launchers found about the Redis servers: an evicting policy, a policy nobody could
- * read, a clock more than a second off. Nothing when all is well.
+ * read, a clock more than a second off, a server that came back without skyq's data. Nothing
+ * when all is well.
  */
 function serverLines(launchers: LauncherStats[]): string[] {
   const lines: string[] = [];
@@ -149,6 +150,10 @@ function serverLines(launchers: LauncherStats[]): string[] {
       if (s.evicting)
         lines.push(
           `redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full (${EVICTION_FIX})`,
+        );
+      if (s.dataLost)
+        lines.push(
+          `redis ${s.server}: came back without skyq's data at ${new Date(s.dataLost.at).toISOString()} (groups ${s.dataLost.groups.join(',')}; ${s.dataLostTotal ?? 1} time(s) seen by launcher ${launcher.launcherId})`,
         );
       if (s.skewMs !== null && Math.abs(s.skewMs) > SKEW_LIMIT_MS) {
         const way = s.skewMs > 0 ? 'ahead of' : 'behind';

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
+import { explainRedisError } from '../redis/explain.js';
 import { readAllStats } from '../runtime/registry.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { describeMs, parseDuration } from './duration.js';
@@ -43,12 +44,16 @@ export function registerStats(program: Command): void {
           : flags.watch === true
             ? DEFAULT_WATCH_MS
             : watchInterval(flags.watch);
-      await withQueue(flags, async (queue) => {
-        const from = readFromLine(flags);
-        if (intervalMs === null)
-          return show(await snapshot(queue), queue, flags.json === true, from);
-        await watch(queue, intervalMs, flags.json === true, from);
-      });
+      await withQueue(
+        flags,
+        async (queue) => {
+          const from = readFromLine(flags);
+          if (intervalMs === null)
+            return show(await snapshot(queue), queue, flags.json === true, from);
+          await watch(queue, intervalMs, flags.json === true, from);
+        },
+        intervalMs === null ? 'done' : 'stopped',
+      );
     });
 }
 
@@ -101,7 +106,8 @@ async function watch(queue: Queue, intervalMs: number, json: boolean, from: stri
       } catch (error) {
         if (!answered) throw error;
         // An outage shows in the frame; the next refresh tries again.
-        body = `cannot read the figures: ${(error as Error).message}`;
+        const explained = explainRedisError(error, queue.config.prefix, queue.client);
+        body = `cannot read the figures: ${(explained as Error).message}`;
         if (json) process.stderr.write(`skyq: ${body}\n`);
       }
       if (inPlace) process.stdout.write(frame(`${title}\n\n${body}`));

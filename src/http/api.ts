@@ -64,11 +64,12 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
     groups: queue.config.groups,
     mode,
     error: history.error,
-    servers: servers().map(({ server, policy, evicting, skewMs }) => ({
+    servers: servers().map(({ server, policy, evicting, skewMs, dataLost }) => ({
       server,
       policy,
       evicting,
       skewMs,
+      dataLost: dataLost ?? null,
     })),
   };
   if (!latest)

@@ -1,13 +1,16 @@
 // /healthz: healthy only when every actor answers `ping` within a second, Redis answers
 // PING, and no server runs a maxmemory-policy that can delete messages (even when the start
-// was allowed with --allow-eviction: it is still unsafe). The checks run at once, so a request
-// takes at most about a second.
+// was allowed with --allow-eviction: it is still unsafe). Degraded (still 200: it works) for
+// DEGRADED_AFTER_LOSS_MS after a server came back without skyq's data, so a probe that polls
+// now and then sees it. The checks run at once, so a request takes at most about a second.
 import type { RedisClient } from '../redis/connection.js';
 import { EVICTION_FIX } from '../redis/eviction.js';
 import { withTimeout } from '../runtime/rpc.js';
 import type { ServerState } from '../runtime/server-checks.js';
 
 export const HEALTH_TIMEOUT_MS = 1000;
+/** How long /healthz says degraded after a server lost skyq's data. */
+export const DEGRADED_AFTER_LOSS_MS = 15 * 60_000;
 
 /** What /healthz needs of a launcher (a Launcher fits). */
 export interface Pingable {
@@ -21,9 +24,17 @@ export interface Health {
   actors: Record<string, string>;
   redis: string;
   /** per server: its maxmemory-policy (null: unreadable) and clock skew in ms */
-  servers: { server: string; policy: string | null; evicting: boolean; skewMs: number | null }[];
+  servers: {
+    server: string;
+    policy: string | null;
+    evicting: boolean;
+    skewMs: number | null;
+    dataLostTotal: number;
+  }[];
   /** one line per problem, empty when healthy */
   reasons: string[];
+  /** one line per recent trouble that did not stop the work (a server lost skyq's data) */
+  warnings: string[];
 }
 
 export async function checkHealth(
@@ -53,13 +64,22 @@ export async function checkHealth(
         `redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full (${EVICTION_FIX})`,
       );
   }
-  const shown = servers.map(({ server, policy, evicting, skewMs }) => ({
+  const warnings: string[] = [];
+  for (const s of servers) {
+    const lost = s.dataLost;
+    if (lost && Date.now() - lost.at < DEGRADED_AFTER_LOSS_MS)
+      warnings.push(
+        `redis ${s.server}: came back without skyq's data at ${new Date(lost.at).toISOString()} (groups ${lost.groups.join(',')})`,
+      );
+  }
+  const shown = servers.map(({ server, policy, evicting, skewMs, dataLostTotal }) => ({
     server,
     policy,
     evicting,
     skewMs,
+    dataLostTotal: dataLostTotal ?? 0,
   }));
-  return { healthy: reasons.length === 0, actors, redis, servers: shown, reasons };
+  return { healthy: reasons.length === 0, actors, redis, servers: shown, reasons, warnings };
 }
 
 async function pingActor(launcher: Pingable, group: number, timeoutMs: number): Promise<string> {

@@ -119,10 +119,8 @@ async function serve(
       path: '/healthz',
       handle: async () => {
         const health = await checkHealth(launcher, queue.client, servers());
-        return json(
-          { status: health.healthy ? 'ok' : 'unhealthy', ...health },
-          health.healthy ? 200 : 503,
-        );
+        const status = !health.healthy ? 'unhealthy' : health.warnings.length ? 'degraded' : 'ok';
+        return json({ status, ...health }, health.healthy ? 200 : 503);
       },
     },
     metricsRoute(
@@ -194,9 +192,11 @@ function metricsRoute(exporter: MetricsExporter): Route {
 async function checkServers(queue: Queue, allowEviction: boolean): Promise<ServerChecks> {
   const log = (level: 'info' | 'warn' | 'error') => (_fields: object, line: string) =>
     level === 'info' ? console.log(`skyq: ${line}`) : undefined;
+  const { prefix, groups } = queue.config;
   const checks = new ServerChecks(queue.client, {
     allowEviction,
     report: reportTo({ info: log('info'), warn: log('warn'), error: log('error') }),
+    dataset: { prefix, groups: Array.from({ length: groups }, (_, g) => g) },
   });
   await withTimeout(checks.check(), 5000, 'server checks').catch(() => undefined);
   const refusal = checks.refusal();

@@ -22,7 +22,7 @@ export const ACTOR_COUNTERS: [CounterName, string, string][] = [
   [
     'heldBack',
     'skyq_messages_held_back_total',
-    'Messages a per-name rate limit handed back to wait after a claim (no attempt counted).',
+    'Messages a claim held back for a per-name rate limit (unleased, no attempt counted).',
   ],
 ];
 

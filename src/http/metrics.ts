@@ -265,6 +265,14 @@ export class MetricsExporter {
           set({ server: s.server, policy: s.policy ?? 'unknown' }, s.evicting ? 1 : 0);
       },
     );
+    this.#counter(
+      'skyq_redis_data_lost_total',
+      "Per Redis server: how many times it came back without skyq's data (its groups' dataset tags gone or changed), as this launcher saw it.",
+      (set, input) => {
+        for (const s of input.servers ?? []) set({ server: s.server }, s.dataLostTotal ?? 0);
+      },
+      ['server'],
+    );
     this.#gauge(
       'skyq_redis_clock_skew_seconds',
       "Per Redis server: its clock (TIME) minus this launcher's; due times are on Redis's clock.",

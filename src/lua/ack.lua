@@ -5,7 +5,8 @@
 --   count, ids..., as claimed), then when kept one result per id:
 --   "<duration ms>|<kind><result>", then with events on one name per id (history.lua)
 -- Returns { acked, stale ids... }: a lease that expired and went to another
--- consumer (or back to the queue) is not the caller's to ack: nothing changes.
+-- consumer (or back to the queue) is not the caller's to ack: nothing changes. An id
+-- finished already (this ack sent again after its reply was lost) is neither.
 argAcks(1)
 local acked, stale = ackLeased(1)
 local out = { acked }

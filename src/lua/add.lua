@@ -5,7 +5,8 @@
 -- ARGV[3], [4], [5] how many messages of each kind follow, in this order:
 --   generated ids: one taken by another record (the counter went back) gets a fresh
 --     one; one holding this very record is this add sent again, and is left alone;
---   caller ids: still pending → left as it is; dead → replaced;
+--   caller ids: still pending → left as it is; dead, or done and kept → replaced (a
+--     kept done entry goes with its record: it told of the previous run);
 --   generated ids sent again after an unknown outcome (AddBulkError.retry): as the
 --     first kind. An id whose message went in under another (renamed) id is found
 --     through the renamed hash, so the caller learns that id and not the id's
@@ -156,7 +157,7 @@ if #generated > 0 then
     end
   end
 end
-local revived = {}
+local revived, fresh = {}, {}
 if nCallers > 0 then
   local list = {}
   for i = nGenerated + 1, nGenerated + nCallers do
@@ -175,6 +176,8 @@ if nCallers > 0 then
       skip[i] = true
     elseif dead[j] then
       revived[#revived + 1] = list[j]
+    else
+      fresh[#fresh + 1] = list[j]
     end
     seen[list[j]] = true
   end
@@ -196,6 +199,13 @@ if #revived > 0 then
   -- A dead caller id is replaced: its old record, and its old body key, go.
   bulk('ZREM', deadKey, revived)
   forget(revived)
+end
+if #fresh > 0 then
+  -- So is a finished one still kept: its history entry and record (history.lua).
+  local rerun = dropHistory(fresh)
+  if #rerun > 0 then
+    forget(rerun)
+  end
 end
 
 local delayed, readyIds, readyDues, records, pris = {}, {}, {}, {}, {}
@@ -233,6 +243,7 @@ end
 local bigs = {}
 if #records > 0 then
   fill(msgKey, records)
+  keepPreviews(records)
   for i = 2, #records, 2 do
     if #records[i] > BIG_RECORD then
       bigs[#bigs + 1] = records[i - 1]

@@ -18,8 +18,11 @@ if redis.call('ZREM', delayedKey, id) == 0 then
   end
 end
 setEvents(ARGV[2])
-if eventsOn then
-  publish('cancelled', { id }, { nameOf(redis.call('HGET', msgKey, id)) }, '')
-end
+-- Always published (waitFor's waiters are told at once); the name only with events on,
+-- since it costs a read of the record.
+publish('cancelled', { id }, eventsOn and { nameOf(redis.call('HGET', msgKey, id)) } or nil, '')
+-- A kept done entry of this id told of a run before this one (another program ZADDed a
+-- finished member again): it goes too, or get() would read the id as done.
+dropHistory({ id })
 forget({ id })
 return 1

@@ -16,14 +16,19 @@
 --   (its reply was lost: ioredis resends unanswered commands, and a client
 --   retries a failed poll under the same id) answers with what it leased.
 -- ARGV[9] claim ids whose replies the client got, comma-separated ('' none)
--- ARGV[10..] acks: the retention, the events flag (also for this claim's own
+-- ARGV[10] n: how many names the caller rate-limits (0 none), then ARGV[11..10+2n]
+--   for each, the name and how many of its messages this claim may lease (the
+--   tokens the caller took for it); the rest are held back (lib-held.lua)
+-- ARGV[11+2n..] acks: the retention, the events flag (also for this claim's own
 --   started, stale and dead events: events.lua), then the leases acked, their
 --   results and names (history.lua ackLeased)
 -- Returns { now, nextDueMs, acked, paused, token, staleCount, stale ids...,
---   then id, record, failedAttempts, dueMs for each leased message }
+--   heldBack, held, then id, record, failedAttempts, dueMs for each leased
+--   message }: heldBack is how many this claim held back, held how many of each
+--   limited name are held now (comma-separated, in ARGV's order)
 -- nextDueMs: now when due messages are left; else the next due time or lease
 -- expiry; -1 when nothing is pending or the group is paused.
-argCount(12, -1)
+argCount(13, -1)
 local unit, max = argUnit(1), argInt(2, 'most messages to lease', 1, 10000)
 local leaseMs = argInt(3, 'lease length in ms', 0)
 local limit = argInt(4, 'most messages promoted or recovered', 1, 100000)
@@ -39,18 +44,28 @@ if receivedIds ~= '' and (string.find(receivedIds, ',,', 1, true) or string.matc
     or string.match(receivedIds, ',$')) then
   refuse(9, "received claim ids must be comma-separated ids or ''")
 end
-argAcks(10)
+local limitCount = argInt(10, 'how many limited names follow', 0, 1000)
+local acksAt = 11 + 2 * limitCount
+local limitNames, grants = {}, {} -- grants: name → how many more of it may be leased
+for i = 11, acksAt - 1, 2 do
+  limitNames[#limitNames + 1] = argText(i, 'a limited name')
+  grants[ARGV[i]] = argInt(i + 1, 'how many of a limited name may be leased', 0, 10000)
+end
+argAcks(acksAt)
 local PAUSED_NEXT = 9e15 -- nobody looks at a paused group before resume wakes one
 local now = nowMs()
 local nowText = string.format('%d', now)
 sweepSpills(now) -- orphan bodies of adds that never ran (lib.lua)
 
-local acked, stale = ackLeased(10)
+local acked, stale = ackLeased(acksAt)
+local heldBack = 0
 local function reply(nextDue, paused, token, leased)
   local out = { now, nextDue, acked, paused, token, #stale }
   for i = 1, #stale do
     out[#out + 1] = stale[i]
   end
+  out[#out + 1] = heldBack
+  out[#out + 1] = heldCounts(limitNames)
   for i = 1, #leased do
     out[#out + 1] = leased[i]
   end
@@ -153,6 +168,21 @@ if #expired > 0 then
   publish('stale', expired, nil, 'lease expired')
 end
 
+-- 1b. Held messages (lib-held.lua): of each name the caller limits, as many as it has
+--     tokens for (max in all) go back among the ready ones, where the lease below meets
+--     them in order. A name it does not limit it does not hold back: all of those go back
+--     (up to limit).
+local bands, granted, releasable = {}, max, limit
+for _, entry in ipairs(heldBands()) do
+  local name, band = entry[1], entry[2]
+  bands[name] = band
+  if grants[name] then
+    granted = granted - releaseHeld(band, math.min(grants[name], granted))
+  else
+    releasable = releasable - releaseHeld(band, releasable)
+  end
+end
+
 -- 2. What to lease. Plain: the first max of the delayed set due by the lookahead
 --    (the consumer starts each at its due time). Otherwise: promote what is due
 --    to the ready set, by priority, and take its first max.
@@ -178,7 +208,7 @@ local function dueMembers(horizon, count)
   end
   return ids, dues
 end
-local direct = plain and redis.call('ZCARD', readyKey) == 0
+local direct = plain and readyCount() == 0
 local anyBig = redis.call('HLEN', bigKey) > 1
 local candidates, candidateDues
 if direct then
@@ -192,7 +222,7 @@ else
     toReady(ids, dues)
   end
   candidates, candidateDues = {}, {}
-  for _, member in ipairs(redis.call('ZRANGE', readyKey, 0, max - 1)) do
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', readyKey, '-inf', '(' .. BAND, 'LIMIT', 0, max)) do
     candidates[#candidates + 1] = string.sub(member, 12)
     candidateDues[#candidateDues + 1] = tonumber(string.sub(member, 1, 11), 16)
   end
@@ -280,6 +310,7 @@ if taken > 0 then
   local expiry = now + leaseMs
   local expiryText = string.format('%d', expiry)
   local active, leases, raws, dead, reasons, deadNames = {}, {}, {}, {}, {}, {}
+  local heldIds, heldDues, heldNames = {}, {}, {}
   for i = 1, taken do
     local id, rec, att = takenIds[i], recs[i], tonumber(atts[i]) or 0
     if not rec then
@@ -289,13 +320,23 @@ if taken > 0 then
       raws[#raws + 1] = rec
     end
     local maxAttempts = att > 0 and maxAttemptsOf(rec)
+    local name = limitCount > 0 and nameOf(rec)
+    local grant = name and grants[name] -- nil: its name is not limited
     if maxAttempts and att >= maxAttempts then
       dead[#dead + 1] = now
       dead[#dead + 1] = id
       reasons[#reasons + 1] = id
       reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
       deadNames[#deadNames + 1] = nameOf(rec)
+    elseif grant and grant <= 0 then
+      -- No token left for its name: held back, in its order (lib-held.lua).
+      heldIds[#heldIds + 1] = id
+      heldDues[#heldDues + 1] = candidateDues[i]
+      heldNames[#heldNames + 1] = name
     else
+      if grant then
+        grants[name] = grant - 1
+      end
       active[#active + 1] = expiryText
       active[#active + 1] = id
       leases[#leases + 1] = id
@@ -308,6 +349,10 @@ if taken > 0 then
   end
   if #raws > 0 then
     fill(msgKey, raws)
+  end
+  if #heldIds > 0 then
+    holdBack(bands, heldIds, heldDues, heldNames)
+    heldBack = #heldIds
   end
   if #active > 0 then
     redis.call('ZADD', activeKey, '+inf', KEEP_MEMBER)
@@ -342,7 +387,7 @@ local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
 if head[2] then
   nextDue = msOfScore(head[2], unit)
 end
-if redis.call('ZCARD', readyKey) > 0 or (nextDue ~= -1 and nextDue <= now) then
+if readyCount() > 0 or (nextDue ~= -1 and nextDue <= now) then
   nextDue = now
   wake()
 else
@@ -350,6 +395,11 @@ else
   if lease[2] and lease[1] ~= KEEP_MEMBER and (nextDue == -1 or tonumber(lease[2]) < nextDue) then
     nextDue = tonumber(lease[2])
   end
+end
+-- Held messages: somebody looks again soon, a launcher that does not limit their name too.
+if forgetEmptyBands(bands) and (nextDue == -1 or nextDue > now + HELD_RECHECK_MS) then
+  nextDue = now + HELD_RECHECK_MS
+  wake(nextDue)
 end
 if nextDue == -1 then
   redis.call('DEL', nextKey)

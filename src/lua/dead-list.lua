@@ -4,21 +4,24 @@
 -- ARGV[1] count; ARGV[2] byte budget: a page stops early once its ids and
 --   records pass it (at least one entry), or at 500 entries, so neither big
 --   bodies nor a big count can stall Redis (the caller asks again)
--- ARGV[3] preview bytes: 0 for whole records; else each record is cut to its
---   header, TAGS_MAX bytes for its tags and kind, and that many bytes of body
---   (a stub stays whole: the client reads that much of its body key)
+-- ARGV[3] what to read: 'ids' for the ids and times of death only (a page over several
+--   groups reads those first, then the rows it shows: src/queue/dead-letters.ts); else
+--   preview bytes, 0 for whole records; else each record is cut to its header, tags and
+--   kind, and that many bytes of body, read from its kept preview when it has one
+--   (previews.lua; a stub stays whole: the client reads that much of its body key)
 -- ARGV[4] where the page starts: 'rank' with ARGV[5] the rank (one group's
 --   offset), or 'after' with ARGV[5] a time of death (ms), ARGV[6] how this
 --   group sorts against the cursor's ('<' before, '=' it, '>' after) and
 --   ARGV[7] the cursor's id: the page starts after that letter. Finding the
 --   start costs O(log n) whatever the offset.
 -- Returns { id, diedAtMs, record, reason, lastError, failedAttempts,
---   recordBytes, ... }
+--   recordBytes, ... }, or with 'ids' { id, diedAtMs, ... }
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
 argCount(5, 7)
 local count = math.min(argInt(1, 'count', 1), ENTRIES)
 local budget = argInt(2, 'byte budget', 1, 1024 * 1024 * 1024)
-local previewBytes = argInt(3, 'preview bytes', 0)
+local idsOnly = ARGV[3] == 'ids'
+local previewBytes = idsOnly and 0 or argInt(3, "preview bytes (or 'ids')", 0)
 if argOneOf(4, 'where the page starts', { 'rank', 'after' }) == 'rank' then
   argCount(5)
   argInt(5, 'rank', 0)
@@ -28,8 +31,6 @@ else
   argOneOf(6, "this group's side of the cursor", { '<', '=', '>' })
   argText(7, "the cursor's id")
 end
-local TAGS_MAX = 512 -- a record's tags (a name, a schedule) are ~400 bytes at most
-
 local function startRank()
   if ARGV[4] == 'rank' then
     return tonumber(ARGV[5])
@@ -61,6 +62,9 @@ end
 
 local first = startRank()
 local page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
+if idsOnly then
+  return page
+end
 local bytes = 0
 -- A spilled record is a stub here, read after by the client: count its real bytes.
 local big = redis.call('EXISTS', bigKey) == 1
@@ -70,16 +74,16 @@ for i = 1, #page, 2 do
     break
   end
   local id = page[i]
-  -- A member named like the placeholder field has no record: its name is its body.
-  local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
-  local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
-  local full = spilled or (rec and #rec) or 0
-  if rec and not spilled and previewBytes > 0 then
-    local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
-    if headerEnd and #rec > headerEnd + TAGS_MAX + previewBytes then
-      rec = string.sub(rec, 1, headerEnd + TAGS_MAX + previewBytes)
-    end
+  local rec, full
+  if previewBytes > 0 then
+    rec, full = previewRead(id, previewBytes)
+  else
+    -- A member named like the placeholder field has no record: its name is its body.
+    rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
+    full = rec and #rec or 0
   end
+  local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
+  full = spilled or full
   bytes = bytes + #id + (previewBytes > 0 and math.min(full, previewBytes) or full)
   out[#out + 1] = id
   out[#out + 1] = page[i + 1]

@@ -8,8 +8,9 @@
 -- The entry's stream id is when it happened (Redis clock). meta, by type:
 --   failed "<next due ms>|<failed attempts>|<error>", rescheduled "<due ms>",
 --   dead the reason, stale "lease expired"; '' for the others.
--- done and dead are always written (waitFor needs them); added, started, failed,
--- cancelled, rescheduled and stale only when the caller has events on (setEvents).
+-- done, dead and cancelled are always written (waitFor needs them: a waiter is told of
+-- each end at once); added, started, failed, rescheduled and stale only when the caller
+-- has events on (setEvents). With events off no record is read for a name ('' then).
 -- Format-4 entries (before events) hold id → done | dead pairs only: readers take both.
 
 local EVENT_MARK, META_MARK = '\255e', '\255m'
@@ -35,9 +36,12 @@ local function nameOf(rec)
   return string.sub(rec, at, at + tonumber(bytes) - 1)
 end
 
+-- The events written whatever the events flag says.
+local ALWAYS = { done = true, dead = true, cancelled = true }
+
 -- Append events of one type for these ids (names: a list beside them, or nil).
 local function publish(kind, ids, names, meta)
-  if #ids == 0 or (not eventsOn and kind ~= 'done' and kind ~= 'dead') then
+  if #ids == 0 or (not eventsOn and not ALWAYS[kind]) then
     return
   end
   for i = 1, #ids, EVENTS_PER_ENTRY do

@@ -9,8 +9,11 @@
 --     kind: u none, s string, j JSON, b bytes, t truncated (then its size in bytes)
 -- Trimming removes at most a batch plus TRIM_SLACK entries a call, from the
 -- oldest: by count beyond the limit and by age; no call walks the history.
--- An entry whose id was added again (pending or dead now) loses its history
--- entry but keeps its record, which belongs to the new message.
+-- An id added again loses its entry (and its kept record) in that add (dropHistory):
+-- the entry told of the previous run. One pending again all the same (another
+-- program's ZADD of a finished member, or format-7 data) is left out of done pages
+-- (list.lua), and when trimmed loses its history entry but keeps its record, which
+-- belongs to the new message.
 
 local TRIM_SLACK = 10
 local NOTHING_KEPT = { count = 0, ageMs = 0 }
@@ -25,6 +28,20 @@ local function retentionOf(spec)
     return nil
   end
   return { count = tonumber(count), ageMs = tonumber(age) }
+end
+
+-- The history entries of these ids go: each is pending again (added anew, or cancelled
+-- while it was), so an entry told of its previous run. Returns the ids that had one.
+local function dropHistory(ids)
+  if redis.call('EXISTS', doneKey) == 0 then
+    return {}
+  end
+  local had = membersOf(doneKey, ids)
+  if #had > 0 then
+    bulk('ZREM', doneKey, had)
+    bulk('HDEL', histKey, had)
+  end
+  return had
 end
 
 -- Forget the lease state of finished messages, keeping their records. Bodies
@@ -91,6 +108,25 @@ local function trimDead(spec, now, budget)
   return #old
 end
 
+-- Of ids acked without their lease, those still pending: leased by another consumer now, or
+-- waiting again after their lease expired. Those are stale. The others are finished already,
+-- most often by this very ack sent again after its reply was lost (ioredis resends unanswered
+-- commands once it reconnects, and an actor puts acks back for its next poll): nothing to say.
+local function stillPending(ids)
+  if #ids == 0 then
+    return ids
+  end
+  local leased = bulkRead('HMGET', dueKey, ids)
+  local waiting = bulkRead('ZMSCORE', delayedKey, ids)
+  local pending = {}
+  for i = 1, #ids do
+    if leased[i] or waiting[i] then
+      pending[#pending + 1] = ids[i]
+    end
+  end
+  return pending
+end
+
 -- Ack: finish the messages whose lease the caller still holds. ARGV[first] is
 -- the retention ('' keeps nothing), ARGV[first + 1] the events flag (events.lua),
 -- ARGV[first + 2] how many lease arguments follow (token, count, ids...), then,
@@ -101,12 +137,14 @@ local function ackLeased(first)
   setEvents(ARGV[first + 1])
   local leaseEnd = first + 2 + tonumber(ARGV[first + 2])
   local held, stale, dues, positions = leasedBy(first + 3, retention ~= nil and 'text', leaseEnd)
+  local named = #held + #stale
+  stale = stillPending(stale)
   local now = nowMs()
   if #held > 0 then
     bulk('ZREM', activeKey, held)
     local names = nil
     if eventsOn then
-      local namesAt = leaseEnd + (retention and (#held + #stale) or 0)
+      local namesAt = leaseEnd + (retention and named or 0)
       names = {}
       for i = 1, #held do
         names[i] = ARGV[namesAt + positions[i]] or ''

@@ -13,6 +13,7 @@ argInt(2, 'ms without a beat', 1)
 if #ARGV % 2 ~= 0 then
   refuse(#ARGV, 'holding lists must come in pairs of name and entry')
 end
+guardFormat(formatKeyBeside(KEYS[1]), true)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', KEYS[1], now, ARGV[1])

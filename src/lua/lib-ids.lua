@@ -65,6 +65,9 @@ local function forget(ids)
   bulk('HDEL', msgKey, ids)
   bulk('HDEL', dueKey, ids)
   dropBigs(ids)
+  if redis.call('EXISTS', preKey) == 1 then
+    bulk('HDEL', preKey, ids)
+  end
   -- Renamed ids exist only after an id counter went back: forget both directions.
   if redis.call('EXISTS', renamedKey) == 1 then
     local back = {}

@@ -26,6 +26,10 @@ local errKey, reasonKey, seqKey, tokKey = KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 local doneKey, histKey, finKey = KEYS[21], KEYS[22], KEYS[23]
+local preKey = KEYS[26] -- previews.lua (24 and 25: schedule-lib.lua, dedupe.lua)
+
+-- The group's data format (format-guard.lua), before anything else is read or written.
+guardFormat(KEYS[27], true)
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 

@@ -9,14 +9,17 @@
 --   (phase 0, by priority, then due time, then id), then the due entries
 --   waiting in the delayed set (phase 1, by due time, then id); active: by
 --   lease expiry; done: by finish time (kept history; older than ARGV[7] ms
---   counts as gone, as inspect.lua has it); dead: by time of death
+--   counts as gone, as inspect.lua has it; an id pending again is left out); dead: by
+--   time of death
 -- ARGV[3] count: most items returned (at most ITEMS)
 -- ARGV[4] scan budget: most entries looked at (at most SCAN); with a prefix
 --   most may not match, so a call can return fewer than count and say where
 --   it stopped
 -- ARGV[5] id prefix ('' for every id)
--- ARGV[6] preview bytes: each record is cut to its header, TAGS_MAX bytes for
---   its tags and kind, and that many bytes of body (a stub stays whole)
+-- ARGV[6] preview bytes: each record is cut to its header, tags and kind, and that many
+--   bytes of body (a stub stays whole); a long record's kept preview is read instead of
+--   the record when it holds that many (previews.lua), so a page costs what its limit
+--   costs whatever the bodies weigh
 -- ARGV[7] done: the kept history's age limit in ms (0 none)
 -- ARGV[8] start: 'first', or 'after' with ARGV[9] the cursor's phase, ARGV[10]
 --   how this group sorts against the cursor's ('<' before, '=' it, '>' after),
@@ -28,7 +31,7 @@
 --   then per item: phase, member, score, record, failedAttempts, extra,
 --   recordBytes } where extra is the due hash value (active), the history
 --   entry (done), the reason (dead), else false.
-local ITEMS, SCAN, TAGS_MAX = 500, 5000, 512
+local ITEMS, SCAN = 500, 5000
 argCount(8, 12)
 argUnit(1)
 argOneOf(2, 'state', { 'delayed', 'ready', 'active', 'done', 'dead' })
@@ -141,18 +144,15 @@ for phase = 0, #phases - 1 do
       local id = (key == readyKey) and string.sub(member, 12) or member
       looked, rank, i = looked + 1, rank + 1, i + 2
       out[2], out[3], out[4] = phase, score, member
-      if prefix == '' or string.sub(id, 1, #prefix) == prefix then
+      -- A done entry whose id is pending again told of its previous run (history.lua).
+      local rerun = state == 'done'
+        and (redis.call('ZSCORE', delayedKey, id) or redis.call('HEXISTS', dueKey, id) == 1)
+      if not rerun and (prefix == '' or string.sub(id, 1, #prefix) == prefix) then
         items = items + 1
-        -- A member named like the placeholder field has no record: its name is its body.
-        local rec = id ~= KEEP_FIELD and redis.call('HGET', msgKey, id) or false
+        local rec, full = previewRead(id, previewBytes)
+        -- A spilled record is a stub here, read after by the client: count its real bytes.
         local spilled = big and tonumber(string.match(redis.call('HGET', bigKey, id) or '', '^(%d+)/'))
-        local full = spilled or (rec and #rec) or 0
-        if rec and not spilled then
-          local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
-          if headerEnd and #rec > headerEnd + TAGS_MAX + previewBytes then
-            rec = string.sub(rec, 1, headerEnd + TAGS_MAX + previewBytes)
-          end
-        end
+        full = spilled or full
         local extra = false
         if state == 'active' then
           extra = redis.call('HGET', dueKey, id) or false

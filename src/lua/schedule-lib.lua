@@ -30,6 +30,7 @@ local function addOccurrence(id, at, unit, priority)
   local rec = redis.call('HGET', schedulesKey, 'h:' .. id) .. 'p' .. #tag .. ':' .. tag
     .. redis.call('HGET', schedulesKey, 't:' .. id)
   fill(msgKey, { occ, rec })
+  keepPreviews({ occ, rec })
   if #rec > BIG_RECORD then
     fill(bigKey, { occ, #rec })
   end
@@ -41,8 +42,9 @@ local function addOccurrence(id, at, unit, priority)
   return occ
 end
 
--- Removes an occurrence that is still waiting (delayed or ready), as cancel.lua does; one
--- that is leased runs to its end. Returns 1 when it was removed.
+-- Removes an occurrence that is still waiting (delayed or ready), as cancel.lua does, and
+-- tells its waiters (a cancelled event, always published); one that is leased runs to its
+-- end. Returns 1 when it was removed.
 local function cancelWaiting(occ)
   if redis.call('ZREM', delayedKey, occ) == 0 then
     local due = redis.call('HGET', dueKey, occ)
@@ -53,6 +55,7 @@ local function cancelWaiting(occ)
       return 0
     end
   end
+  publish('cancelled', { occ }, nil, '')
   forget({ occ })
   return 1
 end

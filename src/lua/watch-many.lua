@@ -16,6 +16,9 @@ local unit, prefix = argUnit(1), argText(2, 'key prefix')
 for i = 3, #ARGV do
   argInt(i, 'group', 0, 1000000)
 end
+for i = 3, #ARGV do
+  guardFormat('{' .. prefix .. ':' .. ARGV[i] .. '}:format', false) -- read only: refuse, never raise
+end
 local out = {}
 for i = 3, #ARGV do
   local base = prefix .. ':' .. ARGV[i]

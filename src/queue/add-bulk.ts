@@ -31,19 +31,24 @@ export interface AddContext {
   explain(error: unknown): unknown;
 }
 
-/** A Queue's AddContext: ids reserved from each group's seq key, spills written beside it. */
+/** A Queue's AddContext: ids reserved from each group's counter, spills written beside it. */
 export function addContextOf(
   client: RedisClient,
   config: QueueConfig,
   parts: Pick<AddContext, 'now' | 'explain'> & {
-    run(name: 'add' | 'spill-drop', group: number, args: (string | Buffer)[]): Promise<unknown>;
+    run(
+      name: 'add' | 'spill-drop' | 'id-block',
+      group: number,
+      args: (string | number | Buffer)[],
+    ): Promise<unknown>;
   },
 ): AddContext {
-  const { prefix, groups } = config;
-  const seqKeys = Array.from({ length: groups }, (_, g) => keyOf(prefix, g, 'seq'));
+  const { prefix } = config;
+  const reserve = async (group: number, count: number) =>
+    Number(await parts.run('id-block', group, [count]));
   return {
     config,
-    idBlocks: new IdBlocks(client, seqKeys),
+    idBlocks: new IdBlocks(reserve),
     now: parts.now,
     run: (group, args) => parts.run('add', group, args),
     spill: (group, spills, now) =>

@@ -48,7 +48,7 @@ export interface QueueOptions extends ConnectionOptions {
   warnEviction?: boolean;
   /**
    * publish every state change to the group's event stream, for queue.events() (default
-   * false). done and dead are published either way: waitFor() needs them.
+   * false). done, dead and cancelled are published either way: waitFor() needs them.
    */
   events?: boolean;
 }

@@ -12,8 +12,9 @@ import {
   encodeCursor,
   startArguments,
 } from './dead-cursor.js';
+import { deadLetter, positionOf } from './dead-letter-row.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
-import { type Body, decodeRecord, headerBars, readTags, textOf } from './record.js';
+import type { Body } from './record.js';
 import type { Unspill } from './spill.js';
 
 export interface DeadLetter {
@@ -86,6 +87,8 @@ const BATCH = 1000;
 const FIELDS = 7;
 /** Most bytes of records one dead-list call reads: a page of big bodies comes in several calls. */
 const PAGE_BYTES = 1024 * 1024;
+/** Most letters one dead-list call answers (its ENTRIES). */
+const ENTRIES_PER_CALL = 500;
 
 export class DeadLetters {
   readonly #config: QueueConfig;
@@ -123,29 +126,69 @@ export class DeadLetters {
     return (await this.page({ limit, previewBytes: preview })).letters;
   }
 
-  /** A page of dead letters, oldest first, and the cursor of the next one. */
+  /**
+   * A page of dead letters, oldest first, and the cursor of the next one. Over several groups
+   * it reads each group's first `limit` ids after the cursor, merges them, and then reads only
+   * the rows it shows (each group's share is the start of its own order).
+   */
   async page(options: DeadLetterPageOptions = {}): Promise<DeadLetterPage> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const preview = this.#preview(options.previewBytes);
     const after =
       options.after === undefined ? null : decodeCursor(options.after, this.#config.groups);
     const groups = this.#groups(options.group);
-    // Each group's first `limit` after the cursor; the merge keeps the first `limit` of all.
-    const pages = await Promise.all(groups.map((g) => this.#page(g, after, limit, preview)));
-    const position = (l: DeadLetter): DeadPosition => ({
-      diedAt: l.diedAt,
-      group: l.group,
-      id: l.idBytes ?? Buffer.from(l.id),
-    });
-    const letters = pages
+    if (groups.length === 1) {
+      // One group: its first `limit` are the page, read in one go.
+      const letters = await this.#page(groups[0] as number, after, limit, preview);
+      const last = letters.at(-1);
+      const full = last && letters.length === limit;
+      return { letters, next: full ? encodeCursor(positionOf(last)) : null };
+    }
+    const ids = await Promise.all(groups.map((g) => this.#positions(g, after, limit)));
+    const shown = ids.flat().sort(comparePositions).slice(0, limit);
+    const edge = shown.at(-1);
+    const rows = await Promise.all(
+      groups.map((g) => {
+        const share = shown.filter((p) => p.group === g).length;
+        return share === 0 ? [] : this.#page(g, after, share, preview);
+      }),
+    );
+    // A letter that left meanwhile lets its group read one more, past the edge: the next page's.
+    const letters = rows
       .flat()
-      .sort((a, b) => comparePositions(position(a), position(b)))
-      .slice(0, limit);
-    const last = letters.at(-1);
+      .filter((l) => edge && comparePositions(positionOf(l), edge) <= 0)
+      .sort((a, b) => comparePositions(positionOf(a), positionOf(b)));
     return {
       letters,
-      next: last && letters.length === limit ? encodeCursor(position(last)) : null,
+      next: edge && shown.length === limit ? encodeCursor(edge) : null,
     };
+  }
+
+  /** The positions of a group's first `limit` letters after `after` (no record is read). */
+  async #positions(
+    group: number,
+    after: DeadPosition | null,
+    limit: number,
+  ): Promise<DeadPosition[]> {
+    const out: DeadPosition[] = [];
+    let start = startArguments(group, after);
+    while (out.length < limit) {
+      const asked = limit - out.length;
+      const flat = (await this.#run('dead-list', group, [
+        asked,
+        PAGE_BYTES,
+        'ids',
+        ...start,
+      ])) as Buffer[];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        out.push({ diedAt: Number(String(flat[i + 1])), group, id: flat[i] as Buffer });
+      }
+      const last = out.at(-1);
+      // A call answers at most ENTRIES_PER_CALL: fewer than that, and than asked, is the end.
+      if (!last || flat.length / 2 < Math.min(asked, ENTRIES_PER_CALL)) break;
+      start = ['after', last.diedAt, '=', last.id];
+    }
+    return out;
   }
 
   /** Puts dead letters back to work (ready now, attempts reset); returns how many. */
@@ -233,50 +276,4 @@ export class DeadLetters {
     if (group !== undefined) return [checkGroup('group', group, this.#config.groups)];
     return Array.from({ length: this.#config.groups }, (_, g) => g);
   }
-}
-
-function deadLetter(group: number, fields: (Buffer | null)[], preview: number): DeadLetter {
-  const [id, diedAt, record, reason, lastError, attempts, bytes] = fields as [
-    Buffer,
-    ...(Buffer | null)[],
-  ];
-  const recordBytes = Number(String(bytes));
-  const cut = preview > 0 && record !== null && record.length < recordBytes;
-  let body: Body = record ? record.toString() : '';
-  let name: string | undefined;
-  try {
-    // A raw member that died before it was ever leased has no record: its id is its body.
-    if (cut) ({ body, name } = bodyStart(record));
-    else {
-      const decoded = decodeRecord(id, record ?? Buffer.from('|0|1|f0|r'));
-      body = decoded.body;
-      name = decoded.name;
-    }
-  } catch {
-    // Unreadable records are dead letters for that very reason: show the stored text.
-  }
-  const text = textOf(id);
-  return {
-    id: text,
-    ...(text === id.toString() ? {} : { idBytes: Buffer.from(id) }),
-    group,
-    diedAt: Number(String(diedAt)),
-    reason: reason ? reason.toString() : 'unknown',
-    lastError: lastError ? lastError.toString() : null,
-    attempts: Number(String(attempts)),
-    body,
-    ...(name === undefined ? {} : { name }),
-    ...(preview > 0 ? { truncated: cut, recordBytes } : {}),
-  };
-}
-
-/** The start of a cut record's body: bytes stay bytes, JSON and text show as text. */
-function bodyStart(record: Buffer): { body: Body; name: string | undefined } {
-  const last = headerBars(record)[3];
-  if (last === undefined) throw new Error('no header');
-  const { kindAt, name } = readTags(record, last + 1);
-  if (kindAt < 0) throw new Error('a tag does not parse');
-  const rest = record.subarray(kindAt + 1);
-  const body = record[kindAt] === 0x62 ? Buffer.from(rest) : rest.toString('utf8'); // 'b': bytes
-  return { body, name };
 }

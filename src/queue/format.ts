@@ -24,21 +24,47 @@
 //   7 the active set holds a placeholder member at +inf (lua/lib.lua KEEP_MEMBER), so Redis keeps
 //     it a skiplist: an ack empties it and the next claim's ZADDs into a small listpack parsed
 //     every score before them. Older code would count, list and time leases with it
+//   8 every script knows its format and refuses newer data (lua/format-guard.lua): each slot
+//     keeps its own copy of the format (`{<prefix>:<g>}:format`, `{<prefix>:rate}:format`,
+//     `{<prefix>:intake}:format`), which every call reads (one GET) and raises when missing.
+//     Records over 2 KiB keep their start in `{<prefix>:<g>}:pre` (lua/previews.lua), which
+//     older code would leave behind or leave stale. The id counters stay above Redis's clock
+//     (lua/id-block.lua); `cancelled` is always on the event stream. Event entries of a later
+//     format will carry it in their mark (`\xffe<format>`): readers refuse such entries.
+//     Messages a per-name rate limit holds back wait in the ready set in their name's band of
+//     scores (band × 2^21 + priority), named in `{<prefix>:<g>}:held` (lua/lib-held.lua):
+//     older code would lease them as the lowest priorities, unlimited, and leave the hash.
+//     Rate-limit buckets keep `hold` (format 7's `held` is ignored)
 import { errors } from '../base/errors.js';
+import { FORMAT_VERSION } from '../base/format-version.js';
+import { keyOf } from '../base/keys.js';
 
-export const FORMAT_VERSION = 7;
+export { FORMAT_VERSION };
 
 export const formatKey = (prefix: string): string => `${prefix}:format`;
 
-/** Runs format.lua: returns the version stored before (0 = none). */
+/** Every key that holds the format: the prefix's own, then each slot's copy. */
+export function formatKeys(prefix: string, groups: number): string[] {
+  const slots = Array.from({ length: groups }, (_, g) => keyOf(prefix, g, 'format'));
+  return [formatKey(prefix), ...slots, `{${prefix}:rate}:format`, `{${prefix}:intake}:format`];
+}
+
+/** Runs format.lua on one key: returns the version stored before (0 = none). */
 export type RunFormatScript = (key: string, version: number) => Promise<unknown>;
 
 /**
- * Checks the stored format against ours and raises it to ours; throws a SkyqError when the
- * data was written by a newer skyq.
+ * Checks the stored formats against ours and raises each to ours (a missing one is written
+ * back); throws a SkyqError when any was written by a newer skyq.
  */
-export async function ensureFormat(run: RunFormatScript, prefix: string): Promise<number> {
-  const before = Number(await run(formatKey(prefix), FORMAT_VERSION));
-  if (before > FORMAT_VERSION) throw errors.formatTooNew(formatKey(prefix), before, FORMAT_VERSION);
-  return before;
+export async function ensureFormat(
+  run: RunFormatScript,
+  prefix: string,
+  groups: number,
+): Promise<number> {
+  const keys = formatKeys(prefix, groups);
+  const before = (await Promise.all(keys.map((key) => run(key, FORMAT_VERSION)))).map(Number);
+  const newest = Math.max(...before);
+  if (newest > FORMAT_VERSION)
+    throw errors.formatTooNew(keys[before.indexOf(newest)] as string, newest, FORMAT_VERSION);
+  return before[0] as number;
 }

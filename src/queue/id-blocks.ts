@@ -1,8 +1,12 @@
 // Generated ids are "<group>:<length letter><n in base36>" (keys.ts), n from
-// the group's seq counter. The producer reserves n in blocks with one INCRBY,
-// so add.lua does no number formatting (slow in Lua) and ids stay short.
+// the group's seq counter. The producer reserves n in blocks with one call
+// (lua/id-block.lua, which keeps the counter above Redis's clock, so an id is never
+// generated twice, even after Redis lost its data), so add.lua does no number
+// formatting (slow in Lua).
 import { generatedId } from '../base/keys.js';
-import type { RedisClient } from '../redis/connection.js';
+
+/** Reserves `count` numbers of a group's counter; resolves the last of them. */
+export type ReserveIds = (group: number, count: number) => Promise<number>;
 
 const MIN_BLOCK = 1000;
 
@@ -12,14 +16,12 @@ interface Block {
 }
 
 export class IdBlocks {
-  readonly #client: RedisClient;
-  readonly #seqKeys: string[];
+  readonly #reserveIds: ReserveIds;
   readonly #blocks = new Map<number, Block>();
   readonly #reserving = new Map<number, Promise<void>>();
 
-  constructor(client: RedisClient, seqKeys: string[]) {
-    this.#client = client;
-    this.#seqKeys = seqKeys;
+  constructor(reserve: ReserveIds) {
+    this.#reserveIds = reserve;
   }
 
   /** `count` new ids for `group`, unique across every producer. */
@@ -47,8 +49,7 @@ export class IdBlocks {
     let pending = this.#reserving.get(group);
     if (!pending) {
       const size = Math.max(MIN_BLOCK, wanted);
-      pending = this.#client
-        .incrby(this.#seqKeys[group] as string, size)
+      pending = this.#reserveIds(group, size)
         .then((end) => {
           this.#blocks.set(group, { next: end - size + 1, end });
         })

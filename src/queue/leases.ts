@@ -30,11 +30,35 @@ export interface PollOptions {
    * (default 0); the caller must start each one at its `dueAt`.
    */
   lookaheadMs?: number;
+  /**
+   * Per-name rate limits (src/runtime/rate-gate.ts): for each name, how many of its messages
+   * the claim may lease (the tokens taken for it); the rest wait, held back in their order.
+   * Names left out are not held back, and what was held of them is leased as usual.
+   */
+  limits?: readonly { name: string; grant: number }[];
 }
 
 export type Outcome = 'retry' | 'dead' | 'stale';
 type Args = (string | number | Buffer)[];
 type Run = (name: ScriptName, group: number, args: Args) => Promise<unknown>;
+
+/** Most names one claim is told the rate limits of (a launcher limits at most 100). */
+const MAX_LIMITED_NAMES = 1000;
+
+/** claim.lua's ARGV for the limits: how many names, then each name and its grant. */
+function limitArgs(limits: PollOptions['limits']): Args {
+  if (limits === undefined) return ['0'];
+  if (!Array.isArray(limits) || limits.length > MAX_LIMITED_NAMES)
+    throw errors.invalidOption('limits', `must be an array of at most ${MAX_LIMITED_NAMES}`);
+  const args: Args = [String(limits.length)];
+  limits.forEach((limit, i) => {
+    const name = limit?.name;
+    if (typeof name !== 'string' || name === '')
+      throw errors.invalidOption(`limits[${i}].name`, 'must be a non-empty string', name);
+    args.push(name, String(checkInteger(`limits[${i}].grant`, limit.grant, 0, 10_000)));
+  });
+  return args;
+}
 
 /** Most due messages one claim promotes (or expired leases it recovers). */
 const PROMOTE_LIMIT = 5000;
@@ -91,12 +115,13 @@ export class Leases {
     const received = this.#received.get(group) ?? [];
     this.#received.delete(group);
     args.push(claimId, received.join(','));
+    for (const arg of limitArgs(options.limits)) args.push(arg);
     for (const arg of this.#ackArgs(acks)) args.push(arg);
     let reply: unknown[];
     try {
       reply = (await this.#runBuffer('claim', group, args)) as unknown[];
-      // id, record, attempts, due for each leased message, after the stale ids
-      await this.#unspill(group, reply, 7 + Number(reply[5]), 4);
+      // id, record, attempts, due for each leased message, after the stale ids and held counts
+      await this.#unspill(group, reply, 9 + Number(reply[5]), 4);
     } catch (error) {
       this.#unanswered.set(group, claimId);
       this.#received.set(group, [...received, ...(this.#received.get(group) ?? [])]);

@@ -44,6 +44,10 @@ export interface PollResult {
   paused: boolean;
   /** leased messages whose record could not be read: poll dead-letters them */
   malformed: { message: Message; reason: string }[];
+  /** how many this claim held back for the rate limits it was given (`limits`) */
+  heldBack: number;
+  /** how many of each name in `limits` are held back now in the group, in their order */
+  held: number[];
 }
 
 /** The key Redis knows a message by: its exact bytes when the id is not valid UTF-8. */
@@ -55,9 +59,10 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
   const flat = reply as (Buffer | number)[];
   const token = String(flat[4]);
   const staleCount = Number(flat[5]);
-  const first = 6 + staleCount;
   const stale: string[] = [];
-  for (let i = 6; i < first; i++) stale.push(textOf(flat[i] as Buffer));
+  for (let i = 6; i < 6 + staleCount; i++) stale.push(textOf(flat[i] as Buffer));
+  const heldText = String(flat[7 + staleCount]);
+  const first = 8 + staleCount;
   const result: PollResult = {
     messages: [],
     now: Number(flat[0]),
@@ -66,6 +71,8 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
     paused: Number(flat[3]) === 1,
     stale,
     malformed: [],
+    heldBack: Number(flat[6 + staleCount]),
+    held: heldText === '' ? [] : heldText.split(',').map(Number),
   };
   for (let i = first; i < flat.length; i += 4) {
     const raw = flat[i] as Buffer;

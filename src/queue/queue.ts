@@ -74,6 +74,9 @@ export class Queue {
     this.client =
       options.connection ?? connect(options, { name: options.connectionName ?? 'skyq' });
     this.#scripts = new GroupScripts(this.client, this.config);
+    // Each (re)connect writes the format back where a server lost it (every script would
+    // anyway, in its own slot; this covers the prefix's key too). A newer one: the scripts refuse.
+    this.client.on('ready', () => void this.#ensureFormat().catch(() => undefined));
     const defaults = { enqueuedAt: null, priority: 0, maxAttempts: this.config.attempts };
     this.#rawHeader = headerOf({ ...defaults, backoff: this.config.backoff });
     this.deadLetters = new DeadLetters(
@@ -94,7 +97,7 @@ export class Queue {
     });
     this.rateLimits = new RateLimits(
       this.config.prefix,
-      this.config.unitMs,
+      this.config.groups,
       (name, keys, args) => this.#scripts.runKeys(name, keys, args),
       (name, group, args) => this.run(name, group, args),
     );
@@ -122,9 +125,15 @@ export class Queue {
     await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
       throw this.#scripts.explain(error);
     });
-    await ensureFormat(
+    await this.#ensureFormat();
+  }
+
+  /** The format checked and raised in every slot (format.ts); again after each reconnect. */
+  #ensureFormat(): Promise<number> {
+    return ensureFormat(
       (key, version) => this.runMulti('format', key, [version]),
       this.config.prefix,
+      this.config.groups,
     );
   }
 
@@ -232,8 +241,9 @@ export class Queue {
   /**
    * Resolves when the job is done (with its result) or dead (with its error), whether that
    * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
-   * (default 30 s), or when the id is not there (never added, cancelled, or finished and not
-   * kept). However many wait, a Queue has one reader per group waited on, and none polls.
+   * (default 30 s), when the id is not there (never added, cancelled, or finished and not
+   * kept), and at once with ERR_SKYQ_CANCELLED when anyone cancels it meanwhile. However many
+   * wait, a Queue has one reader per group waited on, and none polls.
    */
   waitFor(id: string, options: { timeoutMs?: number; group?: number } = {}): Promise<WaitResult> {
     const waiters = () =>
@@ -245,7 +255,7 @@ export class Queue {
 
   /**
    * The groups' events (added, started, done, failed, dead, cancelled, rescheduled, stale) as
-   * an async iterable; all but done and dead are published only by queues and launchers with
+   * an async iterable; all but done, dead and cancelled are published only by queues and launchers with
    * `events: true`. Each event's `cursor`, passed back as `from`, reads on after it.
    */
   events(options?: EventsOptions): AsyncIterable<QueueEvent> {

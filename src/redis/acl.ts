@@ -36,6 +36,7 @@ export const CLIENT_COMMANDS = [
   'asking', // Redis Cluster: slot migration redirects
   'xread', // waitFor: reads {prefix:g}:fin
   'xrevrange', // waitFor: where {prefix:g}:fin ends
+  'xrange', // events({ follow: false }): {prefix:g}:fin read a chunk at a time
   'llen', // an intake's source lists (src/runtime/intake/)
   'lmove', // intake: source list → the launcher's holding list
   'blmove', // intake: the same, blocking while the list is empty
@@ -56,6 +57,7 @@ export const SCRIPT_COMMANDS = [
   'hlen',
   'hmget',
   'hset',
+  'hstrlen', // list.lua, dead-list.lua: a record's size, beside its preview (previews.lua)
   'incr',
   'incrby',
   'lindex',

@@ -40,6 +40,13 @@ export interface ConnectionOptions {
    * one-shot scripts; the CLI's short commands use it.
    */
   failFast?: boolean;
+  /**
+   * How long a command waits for a Redis that does not answer before it fails with
+   * ERR_SKYQ_UNREACHABLE (default 5000 ms): no connection for that long fails what waits and
+   * refuses what comes until the server answers again, and a connected server silent that
+   * long times the command out. Reconnecting never stops. 0 waits as long as it takes.
+   */
+  unreachableMs?: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -52,6 +59,7 @@ const CONNECTION_KEYS = [
   'autoPipelining',
   'tls',
   'failFast',
+  'unreachableMs',
 ] as const;
 
 /** The options without the connection ones (for checks of what remains), after checking them. */
@@ -86,6 +94,9 @@ export function checkConnectionOptions(options: ConnectionOptions): void {
     }
   } else if (options.redis !== undefined) checkRedisUrl(options.redis);
   if (options.tls !== undefined) checkTls(options.tls);
+  const wait = options.unreachableMs;
+  if (wait !== undefined && !(Number.isInteger(wait) && wait >= 0 && wait <= 3_600_000))
+    throw errors.invalidOption('unreachableMs', 'must be whole ms from 0 to 3600000', wait);
 }
 
 /** A redis:// or rediss:// URL with a host and a valid port; the error never shows a password. */

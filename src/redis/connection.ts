@@ -5,6 +5,8 @@
 // fails for want of a connection can say so in one line.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors, type SkyqError } from '../base/errors.js';
+import { scrubError } from '../base/redact.js';
+import { boundWaits, DEFAULT_UNREACHABLE_MS } from './bounded-wait.js';
 import {
   type ConnectionOptions,
   checkConnectionOptions,
@@ -40,6 +42,8 @@ export const FAIL_FAST_CONNECT_MS = 3000;
 const FAIL_FAST_COMMAND_MS = 5000;
 /** ensureReachable's answer comes within this, whatever the server does. */
 const REACHABLE_WITHIN_MS = 4000;
+/** Longest pause between a long-lived client's reconnect attempts. */
+const RECONNECT_MAX_MS = 1000;
 /** Reconnect attempts of a fail-fast client that was connected once (a blip, a restart). */
 const FAIL_FAST_RETRIES = 3;
 
@@ -50,6 +54,11 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   // Until it was ready once, a fail-fast client does not retry: a wrong address or
   // certificate will not fix itself, and the caller wants the answer now.
   const retry = (times: number) => (everReady && times <= FAIL_FAST_RETRIES ? 200 * times : null);
+  // Blocking readers wait on purpose and retry by themselves: their waits are not bounded.
+  const waitMs = extras.blocking ? 0 : (options.unreachableMs ?? DEFAULT_UNREACHABLE_MS);
+  // A long-lived client tries again at least once a second however long Redis was away (ioredis
+  // backs off to 2 s), so it is back within about a second of the server answering.
+  const reconnect = (times: number) => Math.min(times * 100, RECONNECT_MAX_MS);
   const common: RedisOptions = {
     enableAutoPipelining: pipelining,
     ...(extras.name ? { connectionName: extras.name } : {}),
@@ -63,7 +72,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
           maxRetriesPerRequest: 1,
           retryStrategy: retry,
         }
-      : {}),
+      : { retryStrategy: reconnect, ...(waitMs > 0 ? { commandTimeout: waitMs } : {}) }),
   };
   let client: RedisClient;
   if (options.cluster !== undefined) {
@@ -76,7 +85,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
       enableAutoPipelining: false,
       redisOptions: { ...common, enableAutoPipelining: false },
       ...(extras.lazy ? { lazyConnect: true } : {}),
-      ...(options.failFast ? { clusterRetryStrategy: retry } : {}),
+      clusterRetryStrategy: options.failFast ? retry : reconnect,
     });
   } else if (options.sentinel !== undefined) {
     client = new Redis(sentinelRedisOptions(options.sentinel, common, options.tls));
@@ -86,6 +95,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   client.on('ready', () => {
     everReady = true;
   });
+  if (!options.failFast && waitMs > 0) boundWaits(client, waitMs);
   track(client, describeTarget(options), usesTls(options));
   return client;
 }
@@ -106,6 +116,7 @@ function track(client: RedisClient, where: string, tls: boolean): void {
   troubles.set(client, trouble);
   lastTrouble = trouble;
   const note = (error: Error) => {
+    scrubError(error);
     // "Connection is closed." after a socket error says less than the socket error.
     if (trouble.error && isConnectionLoss(error)) return;
     trouble.error = error;
@@ -194,6 +205,19 @@ export async function ensureReachable(options: ConnectionOptions): Promise<void>
     clearTimeout(timer);
     client.disconnect();
   }
+}
+
+/**
+ * A new connection like `client` for blocking reads (XREAD BLOCK): no command timeout, and
+ * its commands queue while it reconnects (its loop retries each failed read by itself).
+ */
+export function blockingCopy(client: RedisClient): RedisClient {
+  const blocking = { commandTimeout: undefined, enableOfflineQueue: true };
+  if (client instanceof Cluster) {
+    const redisOptions = { ...client.options.redisOptions, ...blocking };
+    return client.duplicate([], { enableOfflineQueue: true, redisOptions });
+  }
+  return client.duplicate(blocking);
 }
 
 export function isCluster(client: RedisClient): client is Cluster {

@@ -2,6 +2,7 @@
 // NOPERM names the ACL rule a skyq user needs, a lost connection names the
 // target and the reason. Anything else is passed through unchanged.
 import { errors, SkyqError } from '../base/errors.js';
+import { scrubError } from '../base/redact.js';
 import { aclSetUser } from './acl.js';
 import { explainConnectionError, type RedisClient } from './connection.js';
 
@@ -16,9 +17,21 @@ export function isNoPermission(error: unknown): error is Error {
   );
 }
 
+/** A script's refusal of newer data (lua/format-guard.lua): the key and both formats. */
+export function formatRefusal(error: unknown) {
+  const match =
+    error instanceof Error &&
+    /skyq: data format (\d+) in (\S+) is newer than this skyq \(format (\d+)\)/.exec(error.message);
+  if (!match) return null;
+  return { key: match[2] as string, stored: Number(match[1]), known: Number(match[3]) };
+}
+
 /** The error to throw instead of `error`, for a queue of `prefix` (on `client`, when known). */
 export function explainRedisError(error: unknown, prefix: string, client?: RedisClient): unknown {
   if (error instanceof SkyqError) return error;
+  scrubError(error); // passed on as it is, or as a cause: no password inside either way
+  const newer = formatRefusal(error);
+  if (newer) return errors.formatTooNew(newer.key, newer.stored, newer.known, error);
   if (isNoPermission(error)) {
     // The script's sha and line say nothing to a reader.
     const reply = (error.message.split('\n')[0] ?? error.message)

@@ -84,7 +84,7 @@ function reasonOf(error: unknown): string {
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
-  return /^(Connection is closed|Stream isn't writeable|Command timed out|None of startup nodes is available|Failed to refresh slots cache|connect E[A-Z]+)/.test(
+  return /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out|None of startup nodes is available|Failed to refresh slots cache|connect E[A-Z]+)/.test(
     error.message,
   );
 }

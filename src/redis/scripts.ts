@@ -1,10 +1,12 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
-// KEYS and ARGV. args.lua (the checks of ARGV) goes first in every script; lib.lua,
-// lib-ids.lua, events.lua, history.lua and dedupe.lua are put in front of each group
-// script (they all take one group's keys); the multi-group scripts have only args.lua
-// and take their keys as given. ioredis runs them by EVALSHA (falling back to EVAL once
-// per server when the cache is empty).
+// KEYS and ARGV. args.lua (the checks of ARGV) and format-guard.lua (the data format the
+// script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
+// events.lua, history.lua and dedupe.lua are put in front of each group script (they all
+// take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
+// the multi-group scripts have only args.lua and take their keys as given. ioredis runs
+// them by EVALSHA (falling back to EVAL once per server when the cache is empty).
 import { readFileSync } from 'node:fs';
+import { FORMAT_VERSION } from '../base/format-version.js';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
 import { isCluster } from './connection.js';
@@ -35,7 +37,8 @@ export const SCRIPT_NAMES = [
   'schedule-home',
   'spill-drop',
   'intake-dead',
-  'ratelimit-holdback',
+  'id-block',
+  'ratelimit-held',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -61,16 +64,23 @@ let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
 function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
   if (!sources) {
     const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-    const lib = `${read('args')}
+    const lib = `${guarded(read('args'))}
 ${read('lib')}
 ${read('lib-ids')}
+${read('previews')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;
-    // The schedule scripts share helpers of their own too (schedule-lib.lua).
+    // The schedule scripts share helpers of their own too (schedule-lib.lua), and the claim
+    // holds messages back for the rate limits (lib-held.lua).
     const scheduleLib = read('schedule-lib');
+    const heldLib = read('lib-held');
     const prelude = (name: string) =>
-      name.startsWith('schedule-') ? `${lib}\n${scheduleLib}` : lib;
+      name.startsWith('schedule-')
+        ? `${lib}\n${scheduleLib}`
+        : name === 'claim' || name === 'ratelimit-held'
+          ? `${lib}\n${heldLib}`
+          : lib;
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
       ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
       ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),
@@ -84,10 +94,16 @@ ${read('dedupe')}`;
  * `#!lua` line must come first).
  */
 export function withArgChecks(lua: string): string {
-  const args = readFileSync(new URL('args.lua', LUA_DIR), 'utf8');
+  const args = guarded(readFileSync(new URL('args.lua', LUA_DIR), 'utf8'));
   if (!lua.startsWith('#!')) return `${args}\n${lua}`;
   const lineEnd = lua.indexOf('\n');
   return `${lua.slice(0, lineEnd + 1)}${args}\n${lua.slice(lineEnd + 1)}`;
+}
+
+/** args.lua, then the format this script was written for and its guard (format-guard.lua). */
+function guarded(args: string): string {
+  const guard = readFileSync(new URL('format-guard.lua', LUA_DIR), 'utf8');
+  return `${args}\nlocal SKYQ_FORMAT = ${FORMAT_VERSION}\n${guard}`;
 }
 
 /** The full text of a script as Redis runs it (args.lua and lib.lua included). */

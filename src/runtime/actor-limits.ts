@@ -1,11 +1,11 @@
 // An actor's side of the rate limits: the RateGate's calls with the actor's waiting, error
 // handling and figures around them, so the actor's loop stays one line per step.
-import type { Message } from '../queue/message.js';
+import type { Message, PollResult } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
 import type { ActorSettings } from './actor-types.js';
 import type { Logger } from './logger.js';
 import type { NoteRate } from './note-rate.js';
-import { RateGate } from './rate-gate.js';
+import { type ClaimLimits, RateGate } from './rate-gate.js';
 import type { StatBlock } from './stat-block.js';
 import type { Waker } from './waker.js';
 
@@ -30,11 +30,7 @@ export class ActorLimits {
 
   constructor(parts: ActorLimitsParts) {
     this.#parts = parts;
-    this.#gate = new RateGate(
-      parts.settings.rateLimit,
-      parts.queue.rateLimits,
-      parts.settings.group,
-    );
+    this.#gate = new RateGate(parts.settings.rateLimit, parts.queue.rateLimits);
   }
 
   /**
@@ -70,21 +66,23 @@ export class ActorLimits {
     }
   }
 
+  /** The per-name limits the coming claim keeps (Queue.poll's `limits`); none without. */
+  claimLimits(): ClaimLimits | undefined {
+    return this.#gate.limited ? this.#gate.claimLimits() : undefined;
+  }
+
   /**
-   * The leased messages to run now; the ones a per-name limit holds back go back to wait
-   * (no attempt counted). If that fails, they are handed back as at a shutdown.
+   * After a claim (null: it failed): the tokens it did not use go back, and what it held
+   * back is counted. Every message it leased runs: it leased none it had no token for.
    */
-  async admit(messages: Message[], allowed: number): Promise<Message[]> {
-    if (!this.#gate.limited) return messages;
-    try {
-      const { run, heldBack } = await this.#gate.admit(messages, allowed);
-      if (heldBack > 0) this.#parts.stats.add('heldBack', heldBack);
-      return run;
-    } catch (error) {
-      this.#parts.errors.note('rate limit: could not take tokens', error, this.#parts.stats);
-      // Uncounted; should Redis be gone, their leases run out and they come back anyway.
-      await this.#parts.queue.release(messages).catch(() => undefined);
-      return [];
-    }
+  async settle(polled: PollResult | null, allowed: number): Promise<void> {
+    if (!this.#gate.limited) return;
+    const heldBack = await this.#gate.settle(polled, allowed);
+    if (heldBack > 0) this.#parts.stats.add('heldBack', heldBack);
+  }
+
+  /** How soon (ms) to claim again for messages held back in the group; null: none held. */
+  retryInMs(): number | null {
+    return this.#gate.limited ? this.#gate.retryInMs() : null;
   }
 }

@@ -8,17 +8,21 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { SkyqError } from '../base/errors.js';
+import { FORMAT_VERSION } from '../base/format-version.js';
 import { ReplyClock } from '../queue/clock.js';
 import type { Message, PollResult } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
+import { formatRefusal } from '../redis/explain.js';
 import { ActorLimits } from './actor-limits.js';
+import { ActorModes } from './actor-modes.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
 import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
 import { PauseWindows } from './pause-windows.js';
-import { type ActorState, StatBlock } from './stat-block.js';
+import { StatBlock } from './stat-block.js';
 import { every, later } from './timers.js';
 import type { Waker } from './waker.js';
 
@@ -26,6 +30,8 @@ export type { ActorApi, ActorSettings, Handler, JobContext } from './actor-types
 
 const ERROR_PAUSE_MS = 500;
 const MAX_ERROR_PAUSE_MS = 5000;
+/** A group whose data format is newer than ours is looked at again this often. */
+const HALTED_RECHECK_MS = 1000;
 /** A paused group is looked at again this often, besides the token resume() pushes. */
 const PAUSED_RECHECK_MS = 5000;
 /**
@@ -55,6 +61,7 @@ export class Actor {
   readonly #errors: NoteRate;
   #resume: () => void = () => undefined;
   readonly #pauses = new PauseWindows();
+  readonly #modes: ActorModes;
 
   constructor(
     settings: ActorSettings,
@@ -93,19 +100,12 @@ export class Actor {
     });
     stats.startedAt = Date.now();
     stats.state = 'starting';
+    this.#modes = new ActorModes(stats, settings.group);
     stats.set('inFlight', 0);
   }
 
-  get #state(): ActorState {
-    return this.#stats.state;
-  }
-
-  set #state(state: ActorState) {
-    this.#stats.state = state;
-  }
-
   start(): void {
-    this.#state = 'running';
+    this.#modes.enter('running');
     const { leaseMs, timeoutMs } = this.#settings;
     // One timer renews leases (a third of the way through) and times out handlers.
     const tick = Math.min(leaseMs / 3, timeoutMs > 0 ? Math.max(50, timeoutMs / 10) : 1000);
@@ -144,8 +144,8 @@ export class Actor {
    * that never ends does not come back forever.
    */
   async drain(graceMs: number): Promise<{ released: number }> {
-    if (this.#state !== 'running' && this.#state !== 'paused') return { released: 0 };
-    this.#state = 'draining';
+    if (!this.#modes.looping) return { released: 0 };
+    this.#modes.enter('draining');
     this.#waker.poke();
     await this.#loop;
     this.#jobs.stopStarting();
@@ -166,7 +166,7 @@ export class Actor {
       // Redis is gone: the leases will expire and the messages come back anyway.
       this.#log.error({ event: 'drain-error', err: error }, 'could not hand leases back');
     }
-    this.#state = 'stopped';
+    this.#modes.enter('stopped');
     const counters = this.#stats.counters();
     this.#log.info(
       { event: 'stopped', released, stuck: stuck.length, ...counters },
@@ -190,7 +190,7 @@ export class Actor {
       this.#pauses.resumed(this.#redisNow());
     }
     let errorPause = ERROR_PAUSE_MS;
-    while (this.#state === 'running' || this.#state === 'paused') {
+    while (this.#modes.looping) {
       const room = this.#settings.concurrency - this.#jobs.size;
       this.#waker.full = room <= 0;
       if (room <= 0) {
@@ -203,28 +203,36 @@ export class Actor {
       const ack = this.#takeAcks();
       const polled = await this.#poll(max, ack);
       if (!polled) {
-        await this.#limits.admit([], max); // hands its tokens back
+        await this.#limits.settle(null, max); // hands its tokens back
         this.#jobs.putBack(ack);
-        await this.#waker.wait(errorPause);
+        // Halted: a newer format is a state, not trouble: look again each second, no backoff.
+        await this.#waker.wait(this.#modes.now === 'halted' ? HALTED_RECHECK_MS : errorPause);
         errorPause = Math.min(MAX_ERROR_PAUSE_MS, errorPause * 2);
         continue;
       }
       errorPause = ERROR_PAUSE_MS;
-      const admitted = await this.#limits.admit(polled.messages, max);
+      if (this.#modes.now === 'halted' && this.#modes.enter('running'))
+        this.#log.warn({ event: 'format-ok' }, 'the data format is ours again: claiming again');
+      await this.#limits.settle(polled, max);
       if (polled.paused) this.#pauses.paused(polled.now);
       else this.#pauses.resumed(polled.now);
-      if (polled.paused !== (this.#state === 'paused')) {
-        this.#state = polled.paused ? 'paused' : 'running';
-        this.#log.info({ event: this.#state }, polled.paused ? 'group paused' : 'group resumed');
+      if (this.#modes.enter(polled.paused ? 'paused' : 'running')) {
+        this.#log.info(
+          { event: this.#modes.now },
+          polled.paused ? 'group paused' : 'group resumed',
+        );
       }
       if (polled.paused) {
         await this.#waker.wait(PAUSED_RECHECK_MS);
         continue;
       }
       const now = this.#redisNow();
-      for (const message of admitted) this.#jobs.schedule(message, now);
+      for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length === max) continue;
-      await this.#idle(polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt);
+      // Messages a rate limit holds back go when their name's tokens should be there.
+      const retryIn = this.#limits.retryInMs();
+      const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
+      await this.#idle(retryIn === null ? planned : Math.min(planned, now + retryIn));
     }
   }
 
@@ -267,9 +275,17 @@ export class Actor {
     const sent = performance.now();
     let polled: PollResult;
     try {
-      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs });
+      const limits = this.#limits.claimLimits();
+      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits });
     } catch (error) {
-      this.#errors.note('poll failed', error, this.#stats);
+      const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
+      if (!newer) this.#errors.note('poll failed', error, this.#stats);
+      else if (this.#modes.enter('halted')) {
+        const stored = formatRefusal(error.cause)?.stored ?? '?';
+        const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
+        this.#stats.lastError = line;
+        this.#log.error({ event: 'format-newer', format: stored }, line);
+      }
       return null;
     }
     const received = performance.now();
@@ -306,7 +322,7 @@ export class Actor {
     // A full actor polls at once (it has room again); a trickle does not cost a call each.
     const wasFull = this.#jobs.size === this.#settings.concurrency - 1;
     const many = this.#jobs.finishedCount >= this.#settings.batch;
-    if (wasFull || many || this.#state === 'draining') {
+    if (wasFull || many || this.#modes.now === 'draining') {
       this.#waker.poke();
     } else {
       this.#ackTimer ??= later(() => {

@@ -218,7 +218,7 @@ export class Coordinator {
     const stats = this.stats(false, true);
     const mark = JSON.stringify([
       stats.actors.map((a) => [a.status, a.restarts, a.stat]),
-      stats.servers?.map((s) => [s.policy, s.skewMs]),
+      stats.servers?.map((s) => [s.policy, s.skewMs, s.dataLostTotal]),
       stats.intake?.map((l) => [l.length, l.items, l.error]),
     ]);
     if (mark === this.#published.mark && Date.now() - this.#published.at < REFRESH_MS) return;

@@ -7,10 +7,11 @@ import { hostname } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
-import type { QueueOptions } from '../queue/config.js';
+import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { Message } from '../queue/message.js';
-import { connect } from '../redis/connection.js';
+import { Queue } from '../queue/queue.js';
+import { connect, ensureReachable } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
@@ -25,6 +26,8 @@ export type { RuntimeOptions } from './start-options.js';
 
 /** How long start waits for the servers' policy and clock before going on without them. */
 const START_CHECK_MS = 5000;
+/** How long start waits for the data format check (as long as for an actor to be ready). */
+const FORMAT_CHECK_MS = 15_000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
@@ -135,10 +138,12 @@ export class Launcher {
     const client = connect(plan.queue, { name: 'skyq-checks' });
     client.on('error', () => undefined); // the actors report outages
     this.#checkClient = client;
+    const { prefix, groups } = queueConfig(plan.queue);
     const checks = new ServerChecks(client, {
       allowEviction: plan.allowEviction,
       wallClock: plan.wallClock,
       report: reportTo(this.log.logger),
+      dataset: { prefix, groups: Array.from({ length: groups }, (_, g) => g) },
     });
     this.#checks = checks;
     await withTimeout(checks.check(), START_CHECK_MS, 'server checks').catch(() => undefined);
@@ -231,15 +236,32 @@ export class Launcher {
   }
 }
 
+/**
+ * The data format, checked (and raised to ours) before anything starts: the coordinator's intake
+ * writes into the groups, and would before an actor could refuse data a newer skyq wrote.
+ */
+async function checkDataFormat(options: QueueOptions): Promise<void> {
+  const queue = new Queue({ ...options, warnEviction: false });
+  try {
+    await withTimeout(queue.ready(), FORMAT_CHECK_MS, 'the data format check');
+  } finally {
+    await queue.close();
+  }
+}
+
 /** Starts the actors and the coordinator; resolves when every actor said it is ready. */
 export async function launchActors(options: RuntimeOptions = {}): Promise<Launcher> {
   const plan = planStart(options);
+  // One quick look before any thread starts: no Redis fails the start in seconds, with the
+  // reason, not once per actor after each one's connection gave up.
+  await ensureReachable(plan.queue);
   const launcher = new Launcher(
     plan,
     fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
   );
   try {
     await launcher._checkServers();
+    await checkDataFormat(plan.queue);
     await launcher._start(
       {
         launcherId: launcher.id,

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 import { errors } from '../base/errors.js';
+import { scrubError } from '../base/redact.js';
 import { RotatingFile, type Rotation, rotationFromEnv } from './log-file.js';
 
 export type { Logger };
@@ -51,6 +52,8 @@ export function fileLogger(
     level: checkLogLevel(level),
     base,
     timestamp: pino.stdTimeFunctions.epochTime,
+    // An error logged whole (its stack, its cause, ioredis's command) never carries a password.
+    serializers: { err: (error: unknown) => pino.stdSerializers.err(scrubError(error) as Error) },
   };
   const destination = new RotatingFile(file, rotation);
   return { logger: pino(options, destination), flush: () => destination.flush() };

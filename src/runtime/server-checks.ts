@@ -1,6 +1,7 @@
 // What a launcher (or the stand-alone dashboard) checks on every Redis server it uses: the
-// maxmemory-policy (an evicting one deletes queued messages) and the server's clock against
-// its own (due times are on Redis's clock). Checked at start, again after every reconnect
+// maxmemory-policy (an evicting one deletes queued messages), the server's clock against
+// its own (due times are on Redis's clock), and whether it still holds skyq's data (the
+// groups' dataset tags, dataset-tags.ts). Checked at start, again after every reconnect
 // (a restarted or failed-over server may come back configured differently) and every
 // `recheckMs`. Each finding is reported once per server, and again only when it changes.
 import type { Redis } from 'ioredis';
@@ -8,11 +9,14 @@ import { errors, type SkyqError } from '../base/errors.js';
 import { measureSkew } from '../redis/clock-skew.js';
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import { canEvict, EVICTION_FIX, readEvictionPolicy } from '../redis/eviction.js';
-import { serversOf } from '../redis/servers.js';
+import { serverName, serversOf } from '../redis/servers.js';
+import { type DataLoss, DatasetTags, describeLoss } from './dataset-tags.js';
 
 /** A clock difference beyond this is reported (and again when it moves by more). */
 export const SKEW_LIMIT_MS = 1000;
 const RECHECK_MS = 30_000;
+/** How often the groups' dataset tags and depths are read (dataset-tags.ts). */
+const TAGS_EVERY_MS = 5000;
 /** After a cluster node's connection ended, how long before looking for it again. */
 const NODE_BACK_MS = 1000;
 
@@ -27,11 +31,15 @@ export interface ServerState {
   /** the server's clock minus this process's, in ms (positive: the server is ahead) */
   skewMs: number | null;
   checkedAt: number;
+  /** the last time it came back without skyq's data, as this process saw it */
+  dataLost?: DataLoss;
+  /** how many times this process saw it come back without skyq's data */
+  dataLostTotal?: number;
 }
 
 export interface CheckNote {
   level: 'info' | 'warn' | 'error';
-  event: 'eviction' | 'eviction-unknown' | 'clock-skew';
+  event: 'eviction' | 'eviction-unknown' | 'clock-skew' | 'data-lost';
   server: string;
   line: string;
 }
@@ -43,6 +51,8 @@ export interface ServerChecksOptions {
   /** the clock compared with each server's TIME (default Date.now; tests skew it) */
   wallClock?: () => number;
   recheckMs?: number;
+  /** the groups whose dataset tags tell whether a server lost skyq's data */
+  dataset?: { prefix: string; groups: number[] };
 }
 
 /** What was last said about a server, so each finding is said once. */
@@ -64,12 +74,17 @@ export class ServerChecks {
   #running: Promise<ServerState[]> | null = null;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  #tagTimer: NodeJS.Timeout | undefined;
   /** before watch(), an evicting policy is the caller's refusal, not a report */
   #watching = false;
+  readonly #tags: DatasetTags | null;
+  readonly #losses = new Map<string, { last: DataLoss; total: number }>();
 
   constructor(client: RedisClient, options: ServerChecksOptions) {
     this.#client = client;
     this.#options = options;
+    const { dataset } = options;
+    this.#tags = dataset ? new DatasetTags(client, dataset.prefix, dataset.groups) : null;
   }
 
   get states(): ServerState[] {
@@ -114,23 +129,42 @@ export class ServerChecks {
       emitter.on(event, fn);
       this.#unhook.push(() => emitter.off(event, fn));
     };
+    const gone = (node: Redis) => () => this.#tags?.away(serverName(node));
     if (isCluster(this.#client)) {
       const cluster = this.#client;
-      for (const node of cluster.nodes('all')) hook(node, 'ready', recheck);
-      hook(cluster, '+node', (node: Redis) => hook(node, 'ready', recheck));
+      const watchNode = (node: Redis) => {
+        hook(node, 'ready', recheck);
+        hook(node, 'close', gone(node));
+      };
+      for (const node of cluster.nodes('all')) watchNode(node);
+      hook(cluster, '+node', watchNode);
       // A cluster drops a node whose connection ended and makes a new, lazy one at the next
       // slot refresh: an idle checker would not see it come back, so it refreshes and checks.
       hook(cluster, '-node', () => {
         const timer = setTimeout(() => cluster.refreshSlotsCache(() => recheck()), NODE_BACK_MS);
         timer.unref();
       });
-    } else hook(this.#client, 'ready', recheck);
+    } else {
+      hook(this.#client, 'ready', recheck);
+      hook(this.#client, 'close', gone(this.#client));
+    }
     this.#timer = setInterval(recheck, this.#options.recheckMs ?? RECHECK_MS);
     this.#timer.unref();
+    // The tags and depths more often: a loss is told with what the server held just before.
+    if (this.#tags) {
+      const tags = this.#tags;
+      this.#tagTimer = setInterval(() => {
+        void tags.check().then((losses) => {
+          for (const loss of losses) this.#lost(loss);
+        });
+      }, TAGS_EVERY_MS);
+      this.#tagTimer.unref();
+    }
   }
 
   stop(): void {
     clearInterval(this.#timer);
+    clearInterval(this.#tagTimer);
     for (const unhook of this.#unhook.splice(0)) unhook();
   }
 
@@ -153,6 +187,8 @@ export class ServerChecks {
               checkedAt: Date.now(),
               ...('unreadable' in reading ? { policyUnreadable: reading.unreadable } : {}),
             };
+            const loss = this.#losses.get(name);
+            if (loss) Object.assign(state, { dataLost: loss.last, dataLostTotal: loss.total });
             this.#states.set(name, state);
             if (this.#watching) this.#judge(state);
           } catch {
@@ -163,9 +199,20 @@ export class ServerChecks {
     } catch {
       // No slot map yet (a cluster while it is down): the next reconnect checks again.
     }
+    for (const loss of (await this.#tags?.check()) ?? []) this.#lost(loss);
     const states = this.states;
     for (const listener of this.#changed) listener(states);
     return states;
+  }
+
+  /** A server came back without skyq's data: said once, kept in its state for every view. */
+  #lost(loss: DataLoss): void {
+    const total = (this.#losses.get(loss.server)?.total ?? 0) + 1;
+    this.#losses.set(loss.server, { last: loss, total });
+    const state = this.#states.get(loss.server);
+    if (state) Object.assign(state, { dataLost: loss, dataLostTotal: total });
+    const line = describeLoss(loss, this.#options.dataset?.prefix ?? '');
+    this.#options.report({ level: 'error', event: 'data-lost', server: loss.server, line });
   }
 
   /** Reports what changed about one server since it was last reported. */
@@ -227,7 +274,12 @@ export function reportTo(
   return (note) => {
     logger[note.level]({ event: note.event, server: note.server }, note.line);
     if (note.level === 'info') return;
-    const code = note.event === 'clock-skew' ? 'SKYQ_CLOCK_SKEW' : 'SKYQ_EVICTION';
+    const code =
+      note.event === 'clock-skew'
+        ? 'SKYQ_CLOCK_SKEW'
+        : note.event === 'data-lost'
+          ? 'SKYQ_DATA_LOST'
+          : 'SKYQ_EVICTION';
     process.emitWarning(`skyq: ${note.line}`, { code });
   };
 }

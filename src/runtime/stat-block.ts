@@ -14,7 +14,15 @@ import {
 } from './histogram.js';
 import { mergeNameFigures, NAME_STATS_BYTES, type NameFigure, NameStats } from './name-stats.js';
 
-export const ACTOR_STATES = ['starting', 'running', 'paused', 'draining', 'stopped'] as const;
+/** The modes of actor-modes.ts; a new one goes at the end (the block stores the index). */
+export const ACTOR_STATES = [
+  'starting',
+  'running',
+  'paused',
+  'draining',
+  'stopped',
+  'halted',
+] as const;
 export type ActorState = (typeof ACTOR_STATES)[number];
 
 export const COUNTER_NAMES = [
@@ -25,7 +33,7 @@ export const COUNTER_NAMES = [
   'dead', // dead-lettered by this actor (failed last attempt, unreadable record)
   'stale', // ack/fail/extend refused: the lease had passed to another consumer
   'inFlight', // running or waiting for their due time right now
-  'heldBack', // leased, then handed back to wait by a per-name rate limit (no attempt counted)
+  'heldBack', // set aside by a claim for a per-name rate limit (unleased, no attempt counted)
 ] as const;
 export type CounterName = (typeof COUNTER_NAMES)[number];
 export type Counters = Record<CounterName, number>;

@@ -8,6 +8,7 @@
 // `intervalMs` in any case, with one script call per server for all of them.
 // Work due before an actor's plan gets it poked.
 import calculateSlot from 'cluster-key-slot';
+import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
@@ -132,7 +133,12 @@ export class Watcher {
             this.#judge(group, flat.slice(i * 3, i * 3 + 3), notified.has(group));
           }
         },
-        () => {
+        (error: unknown) => {
+          // A newer skyq's data: each idle actor claims once, is refused, and says so.
+          if (error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT') {
+            for (const group of fresh) this.#actors(group)?.poke();
+            return;
+          }
           // Slots moving between masters (a failover): check them one group per call next time.
           if (fresh.length > 1) for (const group of fresh) this.#again.add(group);
         },

@@ -24,6 +24,7 @@ const shortAndLong = (valid: Args): Case[] => [
  */
 export function casesOf(name: string): { valid: Args; bad: Case[] } {
   const lease = ['$tok', '1', '$id'];
+  const claimHead = ['1', '10', '30000', '5000', '|0|3|e1000|', '0', '1048576', 'cid', ''];
   const table: Record<string, { valid: Args; bad: Case[] }> = {
     add: {
       valid: ['1', '', '1', '0', '0', '0', '', '0', 'args-new', '', '|0|3|f1000|sbody'],
@@ -59,8 +60,27 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     claim: {
-      valid: ['1', '10', '30000', '5000', '|0|3|e1000|', '0', '1048576', 'cid', '', '', '', '0'],
-      bad: [],
+      valid: [
+        '1',
+        '10',
+        '30000',
+        '5000',
+        '|0|3|e1000|',
+        '0',
+        '1048576',
+        'cid',
+        '',
+        '0',
+        '',
+        '',
+        '0',
+      ],
+      bad: [
+        ['a limited name empty', [...claimHead, '1', '', '5', '', '', '0']],
+        ['a grant not a number', [...claimHead, '1', 'mail', 'x', '', '', '0']],
+        ['a negative grant', [...claimHead, '1', 'mail', '-1', '', '', '0']],
+        ['two limited names, one sent', [...claimHead, '2', 'mail', '5', '', '', '0']],
+      ],
     },
     ack: {
       valid: ['', '', '3', ...lease],
@@ -174,17 +194,10 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
+    'id-block': { valid: ['1000'], bad: [['zero ids', ['0']]] },
     format: { valid: ['2'], bad: [['nothing at all', []]] },
     'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
     'intake-commit': { valid: ['1', '0'], bad: [] },
-    'ratelimit-holdback': {
-      valid: ['1', '1', '100', ...lease],
-      bad: [
-        ['more hold times than ids', ['1', '2', '100', '100', ...lease]],
-        ['no leases', ['1', '1', '100']],
-        ['the last argument missing', ['1', '1', '100', '$tok', '1']],
-      ],
-    },
     'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
     'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
     list: {
@@ -207,6 +220,7 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     'list-counts': { valid: ['1', '0'], bad: [] },
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
+    'ratelimit-held': { valid: [], bad: [['an argument', ['x']]] },
     'intake-alive': {
       valid: ['launcher-1', '6000'],
       bad: [['a holding list without its entry', ['launcher-1', '6000', 'list']]],
@@ -224,7 +238,8 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
 function badValues(name: string, valid: Args): Case[] {
   const numbers: Record<string, number[]> = {
     add: [],
-    claim: [1, 2, 3, 4, 6, 7, 12],
+    'id-block': [1],
+    claim: [1, 2, 3, 4, 6, 7, 10, 13],
     fail: [1, 7],
     reschedule: [1],
     inspect: [1, 3],
@@ -240,7 +255,6 @@ function badValues(name: string, valid: Args): Case[] {
     'watch-many': [1, 3],
     'intake-commit': [1, 2],
     'intake-alive': [2],
-    'ratelimit-holdback': [1, 2, 3],
     'ratelimit-take': [2, 3, 4, 5, 6],
     'ratelimit-list': [2],
     list: [1, 3, 4, 6, 7],
@@ -251,8 +265,8 @@ function badValues(name: string, valid: Args): Case[] {
       [5, 'no header'],
       [8, ''],
       [9, 'a,,b'],
-      [10, 'forever'],
-      [11, 'on'],
+      [11, 'forever'],
+      [12, 'on'],
     ],
     fail: [
       [2, ''],
@@ -297,16 +311,7 @@ function badValues(name: string, valid: Args): Case[] {
     out.push([`ARGV[${position}] "${value}"`, set(valid, position, value)]);
   }
   // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
-  const open = [
-    'ack',
-    'extend',
-    'release',
-    'claim',
-    'spill-drop',
-    'watch-many',
-    'add',
-    'ratelimit-holdback',
-  ];
+  const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add'];
   if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
   if (name === 'claim' || name === 'extend' || name === 'release') {
     out.push(['the last argument missing', valid.slice(0, -1)]);

@@ -136,13 +136,17 @@ async function refresh() {
   }
 }
 
-/** An evicting maxmemory-policy or a clock more than a second off, per Redis server. */
+/** An evicting maxmemory-policy, a clock more than a second off, lost data, per Redis server. */
 function renderServerWarnings(servers) {
   const lines = [];
   for (const s of servers) {
     if (s.evicting)
       lines.push(
         `Redis ${s.server}: maxmemory-policy ${s.policy} deletes queued messages when memory is full. Fix: CONFIG SET maxmemory-policy noeviction`,
+      );
+    if (s.dataLost)
+      lines.push(
+        `Redis ${s.server} came back without skyq's data at ${new Date(s.dataLost.at).toLocaleString()}: groups ${s.dataLost.groups.join(',')} lost what they held${s.dataLost.before ? ` (${s.dataLost.before.delayed + s.dataLost.before.ready + s.dataLost.before.active} pending, ${s.dataLost.before.dead} dead at the last reading)` : ''}. See "Redis lost its data" in docs/OPERATIONS.md`,
       );
     if (s.skewMs !== null && Math.abs(s.skewMs) > 1000)
       lines.push(

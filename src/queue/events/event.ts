@@ -1,6 +1,8 @@
 // One event of a group's stream, as lua/events.lua writes it: an entry per call and type,
 //   EVENT_MARK → type, META_MARK → meta, then id → name pairs,
 // and entries of format 4 (before events), id → done | dead pairs, which waitFor still reads.
+import { errors } from '../../base/errors.js';
+import { FORMAT_VERSION } from '../../base/format-version.js';
 import { textOf } from '../record.js';
 
 export const EVENT_TYPES = [
@@ -44,10 +46,27 @@ const KNOWN = new Set<string>(EVENT_TYPES);
 /** The ms part of a stream entry id ("<ms>-<seq>"). */
 export const entryTime = (entryId: string): number => Number(entryId.split('-')[0]);
 
-/** The events of one stream entry, in order. */
-export function eventsOf(group: number, entryId: string, fields: Buffer[]): RawEvent[] {
+/**
+ * The events of one stream entry, in order. An entry of a newer format (format 8 on, its mark
+ * carries the writer's format: `\xffe<format>`) throws ERR_SKYQ_FORMAT rather than be misread.
+ */
+export function eventsOf(
+  group: number,
+  entryId: string,
+  fields: Buffer[],
+  stream = `group ${group}'s events`,
+): RawEvent[] {
   const at = entryTime(entryId);
   const out: RawEvent[] = [];
+  const mark = fields[0];
+  if (mark && mark.length > EVENT_MARK.length && mark.subarray(0, 2).equals(EVENT_MARK)) {
+    const format = Number(mark.subarray(2).toString('latin1'));
+    throw errors.formatTooNew(
+      stream,
+      Number.isInteger(format) ? format : FORMAT_VERSION + 1,
+      FORMAT_VERSION,
+    );
+  }
   if (fields.length >= 4 && (fields[0] as Buffer).equals(EVENT_MARK)) {
     const type = String(fields[1]);
     if (!KNOWN.has(type)) return out; // a type from a newer skyq: not ours to guess at

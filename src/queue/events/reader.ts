@@ -1,22 +1,25 @@
 // queue.events(): the groups' event streams ({prefix:g}:fin, lua/events.lua) as one async
-// iterable. A standalone server is read by one connection with one XREAD over every group's
-// stream; on a cluster (where one XREAD may name only one slot) by one connection per group.
+// iterable. Without follow, what the streams keep is merged by time (merged.ts) and the
+// iteration ends. Following, a standalone server is read by one connection with one XREAD over
+// every group's stream; on a cluster (where one XREAD may name only one slot) by one connection
+// per group.
 // A reader reads a batch only once the one before is handed out, so it holds at most a batch
 // per connection, and each event it hands out carries the cursor that resumes after it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
-import { isCluster, type RedisClient } from '../../redis/connection.js';
+import { blockingCopy, isCluster, type RedisClient } from '../../redis/connection.js';
 import { checkGroup, checkObject, rejectUnknown } from '../options.js';
 import { type EventsFrom, formatCursor, type Positions, parseFrom } from './cursor.js';
 import { eventsOf, type QueueEvent, type RawEvent } from './event.js';
+import { compareEntryIds, mergedEvents } from './merged.js';
 
 export interface EventsOptions {
   /** the groups to read (default: all) */
   groups?: number[];
   /** 'now' (default): what happens from now on; 'start': all the streams keep; or a cursor */
   from?: EventsFrom;
-  /** wait for more once caught up (default true); false ends when caught up */
+  /** wait for more once caught up (default true); false ends when caught up, in time order */
   follow?: boolean;
   /** ends the iteration (also while it waits for events) */
   signal?: AbortSignal;
@@ -88,6 +91,19 @@ async function* follow$(
     }
     positions.set(group, { entry, seen: null });
   }
+  if (!follow) {
+    const stopped = () => signals.some((end) => end.aborted);
+    for await (const { event, seen, entry } of mergedEvents(
+      client,
+      streamOf,
+      groups,
+      positions,
+      stopped,
+    )) {
+      yield handOut(event, seen, entry);
+    }
+    return;
+  }
   // A reader stopped inside an entry: the rest of that entry first.
   for (const group of groups) {
     const position = positions.get(group);
@@ -105,28 +121,28 @@ async function* follow$(
   }
 
   const lanes = isCluster(client) ? groups.map((g) => [g]) : [groups];
-  const inbox: (Batch | Error | 'caught up')[] = [];
+  const inbox: Batch[] = [];
   let wakeUp: (() => void) | undefined;
-  const deliver = (item: Batch | Error | 'caught up') => {
+  const deliver = (item: Batch) => {
     inbox.push(item);
     wakeUp?.();
   };
   let stopped = false;
   const connections: RedisClient[] = [];
   const laneLoop = async (lane: number[]) => {
-    const connection = client.duplicate() as RedisClient;
+    const connection = blockingCopy(client);
     connection.on('error', () => {}); // each failed read is seen below, and tried again
     connections.push(connection);
     let failures = 0;
     while (!stopped) {
       try {
         const ids = lane.map((g) => (positions.get(g) as { entry: string }).entry);
-        const block = follow ? ['BLOCK', BLOCK_MS] : [];
         const xread = connection.xreadBuffer.bind(connection) as unknown as (
           ...args: (string | number)[]
         ) => Promise<unknown>;
         const reply = (await xread(
-          ...block,
+          'BLOCK',
+          BLOCK_MS,
           'COUNT',
           ENTRIES_PER_READ,
           'STREAMS',
@@ -134,10 +150,7 @@ async function* follow$(
           ...ids,
         )) as Entries | null;
         failures = 0;
-        if (!reply) {
-          if (!follow) return deliver('caught up');
-          continue;
-        }
+        if (!reply) continue;
         const entries: Batch['entries'] = [];
         for (const [key, list] of reply) {
           const group = lane.find((g) => streamOf(g) === key.toString('latin1')) as number;
@@ -145,11 +158,12 @@ async function* follow$(
             entries.push({ group, entryId: id.toString('latin1'), fields });
           }
         }
+        // One reply over several groups: hand its entries out in time order.
+        entries.sort((a, b) => compareEntryIds(a.entryId, b.entryId));
         await new Promise<void>((taken) => deliver({ entries, taken }));
-      } catch (error) {
+      } catch {
         if (stopped) return;
-        // Following: a lost connection is tried again from where the reader stands.
-        if (!follow) return deliver(error as Error);
+        // A lost connection is tried again from where the reader stands.
         failures += 1;
         await sleep(Math.min(1000, 100 * failures));
       }
@@ -163,8 +177,7 @@ async function* follow$(
   for (const end of signals) end.addEventListener('abort', onAbort);
   try {
     for (const lane of lanes) void laneLoop(lane);
-    let caughtUp = 0;
-    while ((follow || caughtUp < lanes.length) && !stopped) {
+    while (!stopped) {
       const item = inbox.shift();
       if (!item) {
         await new Promise<void>((resolve) => {
@@ -173,11 +186,6 @@ async function* follow$(
         wakeUp = undefined;
         continue;
       }
-      if (item === 'caught up') {
-        caughtUp += 1;
-        continue;
-      }
-      if (item instanceof Error) throw item;
       for (const { group, entryId, fields } of item.entries) {
         const events = eventsOf(group, entryId, fields);
         if (events.length === 0) positions.set(group, { entry: entryId, seen: null });

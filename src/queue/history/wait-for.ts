@@ -4,7 +4,7 @@ import { errors } from '../../base/errors.js';
 import type { MessageInfo } from '../message-info.js';
 import { checkDuration, checkObject, rejectUnknown } from '../options.js';
 import type { Body } from '../record.js';
-import type { Ending, Waiters } from './waiters.js';
+import type { Waiters } from './waiters.js';
 
 /** How a job waited for ended: its result, or the error it died of. */
 export type WaitResult =
@@ -14,7 +14,7 @@ export type WaitResult =
 export type GetInfo = (id: string, options: { group?: number }) => Promise<MessageInfo | null>;
 
 /** What a job's state says of its end: null while it has not ended, 'gone' when not there. */
-export function endingOf(info: MessageInfo | null): Ending | 'gone' | null {
+export function endingOf(info: MessageInfo | null): 'done' | 'dead' | 'gone' | null {
   if (!info) return 'gone';
   return info.state === 'done' || info.state === 'dead' ? info.state : null;
 }
@@ -34,6 +34,8 @@ export async function waitForJob(
   if (first.state !== 'done' && first.state !== 'dead') {
     const ending = await waiters().wait(id, first.group, ms);
     if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
+    // Told by the stream, whoever cancelled it (lua/cancel.lua, a schedule's change).
+    if (ending === 'cancelled') throw errors.cancelled(id);
     info = await get(id, { group: first.group });
     // Finished and not kept (keepDone: false): the stream said how, the rest is gone.
     if (!info || (info.state !== 'done' && info.state !== 'dead')) {

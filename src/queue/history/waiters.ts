@@ -1,6 +1,6 @@
 // queue.waitFor(): many waiters, one reader per group. Scripts that end jobs add one entry to
-// the group's event stream ({prefix:g}:fin, lua/events.lua: done and dead events are written
-// whether events are on or not) per call; while anyone waits on a
+// the group's event stream ({prefix:g}:fin, lua/events.lua: done, dead and cancelled events
+// are written whether events are on or not) per call; while anyone waits on a
 // group, one connection of its own blocks in XREAD on that stream and settles the waiters of
 // the ids it names. No waiter polls: a waiter costs a map entry and one timer.
 //
@@ -12,16 +12,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { blockingCopy, type RedisClient } from '../../redis/connection.js';
 import { eventsOf } from '../events/event.js';
 
-export type Ending = 'done' | 'dead';
+export type Ending = 'done' | 'dead' | 'cancelled';
 
 /** What a finished job's state says, or null while it has not ended. */
-export type Check = (id: string, group: number) => Promise<Ending | 'gone' | null>;
+export type Check = (id: string, group: number) => Promise<'done' | 'dead' | 'gone' | null>;
 
 interface Waiter {
   settle(ending: Ending | 'gone'): void;
+  /** the stream holds data this skyq cannot read (a newer format) */
+  fail(error: unknown): void;
 }
 
 /** How long one XREAD blocks: short enough to notice that nobody waits any more. */
@@ -79,10 +81,10 @@ class GroupReader {
         for (const [, entries] of reply ?? []) {
           for (const [entryId, fields] of entries) {
             this.#cursor = entryId.toString('latin1');
-            for (const event of eventsOf(this.#group, this.#cursor, fields)) {
+            for (const event of this.#eventsOf(fields)) {
               if (event.type === 'done' || event.type === 'dead')
                 this.#settle(event.id, event.type);
-              else if (event.type === 'cancelled') this.#settle(event.id, 'gone');
+              else if (event.type === 'cancelled') void this.#cancelled(event.id);
             }
           }
         }
@@ -92,6 +94,30 @@ class GroupReader {
         await sleep(Math.min(1000, 100 * failures));
       }
     }
+  }
+
+  /** An entry's events; one of a newer format fails every waiter of the group, misread by none. */
+  #eventsOf(fields: Buffer[]) {
+    try {
+      return eventsOf(this.#group, this.#cursor as string, fields, this.#stream);
+    } catch (error) {
+      for (const [id, waiting] of this.waiters) {
+        this.waiters.delete(id);
+        for (const waiter of waiting) waiter.fail(error);
+      }
+      return [];
+    }
+  }
+
+  /**
+   * A cancel ends the job unless its id is there again: a schedule's change may replace its
+   * waiting occurrence by one of the same id in the same call, and an id may be added anew.
+   */
+  async #cancelled(id: string): Promise<void> {
+    if (!this.waiters.has(id)) return;
+    const now = await this.#check(id, this.#group).catch(() => 'gone' as const);
+    if (now === 'gone') this.#settle(id, 'cancelled');
+    else if (now) this.#settle(id, now);
   }
 
   #settle(id: string, ending: Ending | 'gone'): void {
@@ -132,7 +158,7 @@ export class Waiters {
       settle = resolve;
       fail = reject;
     });
-    const waiter: Waiter = { settle: (ending) => settle(ending) };
+    const waiter: Waiter = { settle: (ending) => settle(ending), fail: (error) => fail(error) };
     const waiting = reader.waiters.get(id) ?? new Set<Waiter>();
     waiting.add(waiter);
     reader.waiters.set(id, waiting);
@@ -156,7 +182,7 @@ export class Waiters {
   #reader(group: number): GroupReader {
     let reader = this.#readers.get(group);
     if (!reader) {
-      const client = this.#client.duplicate() as RedisClient;
+      const client = blockingCopy(this.#client);
       client.on('error', () => {}); // the loop sees each failure and tries again
       reader = new GroupReader(client, keyOf(this.#prefix, group, 'fin'), group, this.#check);
       reader.ready.catch(() => {});

@@ -1,6 +1,9 @@
 // What `intake` accepts: the classic LPUSH/BRPOP lists skyq moves into its groups,
-// earliest first. Each list goes to one group (its name hashed, or the one given),
-// so its items keep their order there; its position is its priority unless given.
+// earliest first. Every list goes to the first list's group (its name hashed, or the one
+// given for it) unless given a group of its own: a group leases by priority, and a list's
+// position is its priority unless given, so within a group an earlier list's items go
+// first, as `BRPOP high normal low` takes them. (Earlier releases hashed each list's own
+// name; a holding list keeps the group it was registered with: see holding.ts.)
 import { errors } from '../../base/errors.js';
 import { hashString } from '../../base/keys.js';
 import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
@@ -9,7 +12,7 @@ import { checkListName } from './holding.js';
 export interface IntakeListOption {
   /** the Redis list producers LPUSH onto */
   list: string;
-  /** the group its items go to (default: the list's name hashed) */
+  /** the group its items go to (default: the first list's group; the first: its name hashed) */
   group?: number;
   /** their priority (default: the list's position, 0 for the first) */
   priority?: number;
@@ -36,6 +39,7 @@ export function checkIntake(value: unknown, groups: number): IntakeSpec[] {
     throw errors.invalidOption('intake', `names ${value.length} lists, at most ${MAX_LISTS}`);
   }
   const seen = new Set<string>();
+  let shared: number | undefined; // the first list's group: the others' default
   return value.map((entry: unknown, index): IntakeSpec => {
     const field = `intake[${index}]`;
     const option = typeof entry === 'string' ? { list: entry } : entry;
@@ -49,12 +53,11 @@ export function checkIntake(value: unknown, groups: number): IntakeSpec[] {
     const name = checkListName(`${field}.list`, list);
     if (seen.has(name)) throw errors.invalidOption(`${field}.list`, 'is named twice', name);
     seen.add(name);
+    const own = group === undefined ? undefined : checkGroup(`${field}.group`, group, groups);
+    shared ??= own ?? hashString(name) % groups;
     return {
       list: name,
-      group:
-        group === undefined
-          ? hashString(name) % groups
-          : checkGroup(`${field}.group`, group, groups),
+      group: own ?? shared,
       priority:
         priority === undefined
           ? Math.min(index, MAX_PRIORITY)

@@ -1,11 +1,10 @@
-// The rate-limit buckets in Redis (lua/ratelimit-*.lua), and handing held-back messages
-// back to wait. All buckets of a prefix share one hash slot, `{<prefix>:rate}`, apart from
-// every group's: a claim cannot take tokens in its own script call on a cluster, so a
-// consumer takes them in a call of their own before the claim (the whole queue's, an exact
-// count, then claims at most that many) and after it (the names it leased, handing back
-// what it did not use). See the README's "Rate limits".
+// The rate-limit buckets in Redis (lua/ratelimit-*.lua). All buckets of a prefix share one
+// hash slot, `{<prefix>:rate}`, apart from every group's: a claim cannot take tokens in its
+// own script call on a cluster, so a consumer takes them in a call of their own before the
+// claim (the whole queue's, an exact count, and those of the names held back) and hands
+// back what the claim did not use after it (src/runtime/rate-gate.ts). See the README's
+// "Rate limits".
 import type { MultiGroupScriptName, ScriptName } from '../../redis/scripts.js';
-import { leaseArgs, type Message } from '../message.js';
 import { ALL, capOf, type Rate } from './spec.js';
 
 export const rateKeys = (prefix: string) => ({
@@ -36,33 +35,39 @@ export interface BucketState {
   perMs: number;
   cap: number;
   tokens: number;
-  /** the bucket is empty, or a take got less than it asked lately: work is held back */
+  /** a job name's messages held back now, over every group (0 for the whole queue's) */
+  held: number;
+  /**
+   * work is held back for this bucket now: some of the name's messages are held, or (the whole
+   * queue's) an actor waits for a token and the bucket is not full
+   */
   limited: boolean;
 }
 
 /** Most buckets a listing returns (names are bounded by the runtime's 100 anyway). */
 const LIST_LIMIT = 200;
+/**
+ * A whole-queue wait that ended this recently still counts: a waiting actor asks again a
+ * little after its wait (jitter, a round trip), and a steady backlog should not blink to "no".
+ */
+const HOLD_SLACK_MS = 250;
 
 type RunKeys = (
   name: MultiGroupScriptName,
   keys: string[],
   args: (string | number)[],
 ) => Promise<unknown>;
-type Run = (
-  name: ScriptName,
-  group: number,
-  args: (string | number | Buffer)[],
-) => Promise<unknown>;
+type Run = (name: ScriptName, group: number, args: string[]) => Promise<unknown>;
 
 export class RateLimits {
   readonly #keys: ReturnType<typeof rateKeys>;
-  readonly #unitMs: number;
+  readonly #groups: number;
   readonly #runKeys: RunKeys;
   readonly #run: Run;
 
-  constructor(prefix: string, unitMs: number, runKeys: RunKeys, run: Run) {
+  constructor(prefix: string, groups: number, runKeys: RunKeys, run: Run) {
     this.#keys = rateKeys(prefix);
-    this.#unitMs = unitMs;
+    this.#groups = groups;
     this.#runKeys = runKeys;
     this.#run = run;
   }
@@ -86,24 +91,26 @@ export class RateLimits {
   /** The buckets some launcher used lately (they expire a minute after their last take). */
   async list(): Promise<BucketState[]> {
     const args = [this.#keys.bucket(''), LIST_LIMIT];
-    const reply = (await this.#runKeys('ratelimit-list', [this.#keys.index], args)) as (
-      | string
-      | number
-    )[];
+    const [reply, held] = await Promise.all([
+      this.#runKeys('ratelimit-list', [this.#keys.index], args) as Promise<(string | number)[]>,
+      this.held(),
+    ]);
     const out: BucketState[] = [];
     for (let i = 0; i + 5 < reply.length; i += 6) {
-      const perMs = Number(reply[i + 2]);
       const since = Number(reply[i + 5]);
-      const milliTokens = Number(reply[i + 4]);
+      const cap = Number(reply[i + 3]);
+      const tokens = Number(reply[i + 4]) / 1000;
+      const name = String(reply[i]);
+      const heldNow = name === ALL ? 0 : (held.get(name) ?? 0);
       out.push({
-        name: String(reply[i]),
+        name,
         max: Number(reply[i + 1]),
-        perMs,
-        cap: Number(reply[i + 3]),
-        tokens: milliTokens / 1000,
-        // Held back lately, or drained now: held-back messages come back one by one as tokens
-        // arrive, so a steady backlog may see every take granted with the bucket kept empty.
-        limited: (since >= 0 && since <= Math.max(2 * perMs, 2000)) || milliTokens < 1000,
+        perMs: Number(reply[i + 2]),
+        cap,
+        tokens,
+        held: heldNow,
+        // A full bucket holds nothing back: its refills go unused.
+        limited: name === ALL ? since >= 0 && since <= HOLD_SLACK_MS && tokens < cap : heldNow > 0,
       });
     }
     // The whole queue's first, then by name.
@@ -113,26 +120,22 @@ export class RateLimits {
   }
 
   /**
-   * Hands leased messages of one group back to wait `holdMs[i]` more (ms), without counting
-   * an attempt; returns how many were still the caller's.
+   * How many messages of each name the per-name limits hold back now, over every group (one
+   * read-only call a group; a group that cannot be read counts none).
    */
-  async holdBack(
-    group: number,
-    messages: readonly Message[],
-    holdMs: readonly number[],
-  ): Promise<number> {
-    if (messages.length === 0) return 0;
-    // leaseArgs orders the messages by token: the hold times follow that order.
-    const byToken = new Map<string, number[]>();
-    messages.forEach((m, i) => {
-      const list = byToken.get(m.token);
-      if (list) list.push(i);
-      else byToken.set(m.token, [i]);
-    });
-    const ordered = [...byToken.values()].flat();
-    const args: (string | number | Buffer)[] = [this.#unitMs, ordered.length];
-    for (const i of ordered) args.push(Math.max(0, Math.ceil(holdMs[i] ?? 0)));
-    args.push(...leaseArgs(ordered.map((i) => messages[i] as Message)));
-    return (await this.#run('ratelimit-holdback', group, args)) as number;
+  async held(): Promise<Map<string, number>> {
+    const replies = await Promise.allSettled(
+      Array.from({ length: this.#groups }, (_, g) => this.#run('ratelimit-held', g, [])),
+    );
+    const out = new Map<string, number>();
+    for (const reply of replies) {
+      if (reply.status !== 'fulfilled') continue;
+      const flat = reply.value as (string | number)[];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const name = String(flat[i]);
+        out.set(name, (out.get(name) ?? 0) + Number(flat[i + 1]));
+      }
+    }
+    return out;
   }
 }

@@ -13,8 +13,10 @@ export interface CutProxy {
    * The next reply to a command whose name starts with `command` ("eval": EVAL, EVALSHA) is
    * lost. The connection closes at once, or after `closeAfterMs` (replies dropped meanwhile):
    * long enough for a client's command timeout to fail the call before it can resend it.
+   * `skip`: let that many such requests through first (an add reserves its ids by a script
+   * call before add.lua's).
    */
-  cutReplyTo(command: string, closeAfterMs?: number): void;
+  cutReplyTo(command: string, closeAfterMs?: number, skip?: number): void;
   /** replies lost so far */
   cuts(): number;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export interface CutProxy {
 
 export async function startCutProxy(redisPort: number): Promise<CutProxy> {
   let armed: string | null = null;
+  let skipping = 0;
   let closeAfter = 0;
   let cuts = 0;
   const sockets = new Set<Socket>();
@@ -33,8 +36,11 @@ export async function startCutProxy(redisPort: number): Promise<CutProxy> {
     client.on('data', (chunk: Buffer) => {
       // The command name comes as a RESP bulk string right after a line end.
       if (armed && chunk.toString('latin1').toLowerCase().includes(`\r\n${armed}`)) {
-        armed = null;
-        cutNext = true;
+        if (skipping > 0) skipping--;
+        else {
+          armed = null;
+          cutNext = true;
+        }
       }
       upstream.write(chunk);
     });
@@ -64,8 +70,9 @@ export async function startCutProxy(redisPort: number): Promise<CutProxy> {
   const { port } = server.address() as { port: number };
   return {
     url: `redis://127.0.0.1:${port}`,
-    cutReplyTo: (command, closeAfterMs = 0) => {
+    cutReplyTo: (command, closeAfterMs = 0, skip = 0) => {
       armed = command.toLowerCase();
+      skipping = skip;
       closeAfter = closeAfterMs;
     },
     cuts: () => cuts,
