@@ -283,7 +283,7 @@ describe('random upsert, remove, lease and time sequences against a model', () =
           await tick(lastLeased - clock.now);
           expect(leased).toEqual([]);
           for (const name of IDS) if (name !== kept) await schedules.remove(name);
-          lives.forEach((_, name) => name !== kept && lives.delete(name));
+          for (const name of [...lives.keys()]) if (name !== kept) lives.delete(name);
           if (!lives.has(kept)) return;
           const said = await schedules.preview(kept, { count: 3 });
           const before = fired.length;
