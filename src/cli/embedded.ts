@@ -143,7 +143,7 @@ async function adopt(
   const answer = password === undefined ? 'noauth' : await knock(port, password);
   if (answer !== 'pong' || password === undefined) {
     throw errors.redis(
-      `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:PASSWORD@127.0.0.1:${port} (or REDIS_URL)`,
+      `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:<password>@127.0.0.1:${port} (or REDIS_URL)`,
     );
   }
   const url = defaultEmbeddedUrl({ port, dir });

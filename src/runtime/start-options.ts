@@ -1,6 +1,8 @@
 // What the runtime's launchActors() accepts, checked once before any thread starts, and
 // turned into the settings each part of the runtime gets.
 
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
@@ -216,5 +218,8 @@ function checkHandlerPath(handler: unknown): string {
   if (typeof handler !== 'string') {
     throw errors.invalidOption('handler', 'must be a module path', handler);
   }
+  // Said before any thread starts (or the CLI starts a server), not by each actor in turn.
+  const path = fileURLToPath(handlerUrl(handler));
+  if (!existsSync(path)) throw errors.invalidOption('handler', `no such file: ${path}`);
   return handler;
 }
