@@ -120,3 +120,11 @@ export function printJson(value: unknown): void {
 export function readFromLine(flags: ConnectionFlags): string {
   return `reading ${describeTarget(queueOptions(flags))}`;
 }
+
+/**
+ * The first line a write command prints: which Redis it wrote to (password masked), as reads
+ * say what they read, so a write that went to another server than the one meant shows at once.
+ */
+export function writeToLine(flags: ConnectionFlags): string {
+  return `writing to ${describeTarget(queueOptions(flags))}`;
+}

@@ -8,6 +8,7 @@ import {
   queueOptions,
   readFromLine,
   withConnectionFlags,
+  writeToLine,
 } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
@@ -100,6 +101,7 @@ export function registerDlq(program: Command): void {
       return withQueue(flags, async (queue) => {
         if (ask && !(await confirmPurgeAll(queue))) return console.log('purged nothing');
         const { count, notFound } = await queue.deadLetters.act(name, chosen);
+        console.log(writeToLine(flags));
         console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
         if (notFound.length > 0) {
           const where = chosen.group === undefined ? '' : ` in group ${chosen.group}`;
@@ -134,6 +136,7 @@ export function registerCancel(program: Command): void {
       const queue = new Queue(queueOptions(flags));
       try {
         const done = await queue.cancel(id);
+        console.log(writeToLine(flags));
         // A refusal goes where every other command's does: one "skyq:" line on stderr.
         if (done) console.log(`cancelled ${id}`);
         else {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { AddOptions } from '../queue/add-options.js';
 import { checkName } from '../queue/options.js';
 import type { Queue } from '../queue/queue.js';
-import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
 import { type ProduceItem, parseJsonLine } from './produce-json.js';
 import { readLines } from './stdin-lines.js';
@@ -82,6 +82,7 @@ export function registerProduce(program: Command): void {
             };
       await withQueue(flags, async (queue) => {
         await queue.ready();
+        if (!flags.quiet) console.log(writeToLine(flags));
         if (load) await produceLoad(queue, load, common, flags.quiet === true);
         else await produceLines(queue, flags, common, maxLine);
       });

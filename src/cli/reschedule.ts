@@ -2,7 +2,7 @@
 // for a delayed or ready message.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
-import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
 import { parseCount, parseDuration, parseTime } from './duration.js';
 import { whenText } from './when.js';
 import { withQueue } from './with-queue.js';
@@ -24,6 +24,7 @@ export function registerReschedule(program: Command): void {
       const group = flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
       return withQueue(flags, async (queue) => {
         const moved = await queue.reschedule(id, { ...due, ...group });
+        console.log(writeToLine(flags));
         if (!moved) {
           console.error(`skyq: ${id}: not found, running or dead (nothing rescheduled)`);
           process.exitCode = 1;

@@ -3,7 +3,13 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { ScheduleSpec, ScheduleState } from '../queue/schedules/schedules.js';
-import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
+import {
+  type ConnectionFlags,
+  printJson,
+  readFromLine,
+  withConnectionFlags,
+  writeToLine,
+} from './common.js';
 import { parseCount } from './duration.js';
 import { printable } from './preview.js';
 import { table } from './table.js';
@@ -80,6 +86,7 @@ export function registerSchedules(program: Command): void {
         if (flags.missed !== undefined) spec.missed = flags.missed as 'once' | 'skip';
         if (flags.group !== undefined) spec.group = parseCount(flags.group, 'group');
         const state = await queue.schedules.upsert(id, spec);
+        console.log(writeToLine(flags));
         console.log(describeSchedules([state]));
       }),
     );
@@ -87,6 +94,7 @@ export function registerSchedules(program: Command): void {
     .description('remove a schedule and its waiting occurrence')
     .action((id: string, flags: ConnectionFlags) =>
       withQueue(flags, async (queue) => {
+        console.log(writeToLine(flags));
         if (await queue.schedules.remove(id)) return console.log(`removed schedule ${id}`);
         console.error(`skyq: no schedule ${id}`);
         process.exitCode = 1;

@@ -123,8 +123,12 @@ export function registerStart(program: Command): void {
         }
         console.log(`skyq: ${signal}: draining (another signal exits at once)`);
         await launcher.stop();
-        await embedded?.stop();
-        console.log('skyq: stopped');
+        // Said, since the server's data then sits unused in its folder until the next start.
+        const also =
+          (await embedded?.stop()) === true
+            ? `, and the embedded redis-server it ran (its data stays in ${embedded?.dir})`
+            : '';
+        console.log(`skyq: stopped${also}`);
         process.exit(0);
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));

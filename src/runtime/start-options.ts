@@ -8,6 +8,7 @@ import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/confi
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
+import { withDefaultRedis } from '../redis/connection-options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
@@ -204,7 +205,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
   for (const name of QUEUE_OPTION_NAMES) {
     if (options[name] !== undefined) picked[name] = options[name];
   }
-  return picked as QueueOptions;
+  // Resolved once, here: every thread then uses the same server (default-redis.ts).
+  return withDefaultRedis(picked as QueueOptions);
 }
 
 /** Actors run in worker threads, which take code by module path: a function cannot travel. */
