@@ -128,3 +128,20 @@ export function readFromLine(flags: ConnectionFlags): string {
 export function writeToLine(flags: ConnectionFlags): string {
   return `writing to ${describeTarget(queueOptions(flags))}`;
 }
+
+/**
+ * --prefix, --groups and --score-unit as given, when not the defaults: what a printed command
+ * (a `more:` hint) needs to act on the same queue. Where Redis is stays out: a URL may hold a
+ * password.
+ */
+export function layoutFlags(flags: ConnectionFlags): string[] {
+  return [
+    ...(flags.prefix !== undefined && flags.prefix !== 'task_group'
+      ? ['--prefix', flags.prefix]
+      : []),
+    ...(flags.groups !== undefined && flags.groups !== '10' ? ['--groups', flags.groups] : []),
+    ...(flags.scoreUnit !== undefined && flags.scoreUnit !== 'ms'
+      ? ['--score-unit', flags.scoreUnit]
+      : []),
+  ];
+}

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { Queue } from '../queue/queue.js';
 import {
   type ConnectionFlags,
+  layoutFlags,
   printJson,
   queueOptions,
   readFromLine,
@@ -51,7 +52,13 @@ export function registerDlq(program: Command): void {
           // The table shows 40 characters of a body: read no more than that of big ones.
           ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),
         });
-        const more = next ? `more: skyq dlq list --after ${next}` : null;
+        const again = [
+          'skyq dlq list',
+          ...layoutFlags(flags),
+          ...(flags.group !== undefined ? ['--group', flags.group] : []),
+          ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
+        ].join(' ');
+        const more = next ? `more: ${again} --after ${next}` : null;
         if (flags.json) {
           printJson(letters);
           if (more) console.error(more);
