@@ -145,7 +145,7 @@ it('list left-aligns its text columns and right-aligns its figures', async () =>
 });
 
 it("list's more: hint keeps --group, --limit and the queue's layout, and leads to the next page", async () => {
-  const ids = [];
+  const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push(await deadLetter(2, `boom ${i}`));
   await deadLetter(1, 'elsewhere');
   const first = await runCli(['dlq', 'list', ...flags, '--group', '2', '--limit', '2']);

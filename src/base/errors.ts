@@ -18,7 +18,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_FORMAT'
   | 'ERR_SKYQ_NO_HANDLER'
   | 'ERR_SKYQ_NOT_FOUND'
-  | 'ERR_SKYQ_CANCELLED';
+  | 'ERR_SKYQ_CANCELLED'
+  | 'ERR_SKYQ_LISTEN';
 
 export class SkyqError extends Error {
   readonly code: SkyqErrorCode;
@@ -102,6 +103,9 @@ export const errors = {
       undefined,
       cause,
     ),
+  /** the HTTP server could not take its address (a port in use, an address not here, privileges) */
+  listen: (address: string, problem: string) =>
+    new SkyqError('ERR_SKYQ_LISTEN', `http: cannot listen on ${address}: ${problem}`, 'http'),
   /** Redis refused the user name or password (or wants one); `where` is already redacted */
   login: (where: string, reason: string, cause?: unknown) =>
     new SkyqError(

@@ -12,6 +12,7 @@ import {
 } from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';
+import { embeddedPort } from './embedded-dir.js';
 import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
 
 export interface ConnectionFlags extends TlsFlags {
@@ -24,9 +25,21 @@ export interface ConnectionFlags extends TlsFlags {
   scoreUnit?: string;
 }
 
+/** The port of the embedded server, for help texts (which must print even when it is malformed). */
+function portForHelp(): string {
+  try {
+    return String(embeddedPort());
+  } catch {
+    return '$SKYQ_EMBEDDED_PORT';
+  }
+}
+
 export function withConnectionFlags(command: Command): Command {
   return command
-    .option('--redis <url>', 'Redis URL (default: $REDIS_URL or redis://127.0.0.1:6379)')
+    .option(
+      '--redis <url>',
+      `Redis URL (default: $REDIS_URL, else the server skyq start runs, else redis://127.0.0.1:${portForHelp()})`,
+    )
     .option('--cluster <nodes>', 'Redis Cluster seed nodes, host:port,host:port')
     .option(
       '--sentinel <nodes>',

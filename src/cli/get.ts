@@ -69,7 +69,6 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
-  if (info.name !== undefined) rows.splice(3, 0, ['name', printable(info.name)]);
   if (info.state === 'done') rows.push(...doneRows(info, now));
   if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
   const width = Math.max(...rows.map(([name]) => name.length));

@@ -10,7 +10,7 @@ import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';
 import { reportTo, ServerChecks, type ServerState } from '../runtime/server-checks.js';
 import { actionRoutes } from './actions.js';
-import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
+import { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 import { type ApiContext, readRoutes } from './api.js';
 import { checkHealth, type Pingable } from './health.js';
 import { History } from './history.js';
@@ -154,11 +154,7 @@ async function serve(
   } catch (error) {
     checks?.stop();
     await queue.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      throw errors.invalidOption('http', `cannot listen on ${urlOf(wanted)} (${code})`);
-    }
-    throw error;
+    throw listenError(wanted, error as NodeJS.ErrnoException);
   }
   history.start();
   let closing: Promise<void> | null = null;
@@ -203,4 +199,16 @@ async function checkServers(queue: Queue, allowEviction: boolean): Promise<Serve
   if (refusal) throw refusal;
   checks.watch();
   return checks;
+}
+
+/** Why the server could not listen, and what to give instead (a taken port is the usual case). */
+function listenError(wanted: ListenAddress, error: NodeJS.ErrnoException): Error {
+  const host = wanted.host.includes(':') ? `[${wanted.host}]` : wanted.host;
+  const at = `${host}:${wanted.port}`;
+  const problem = {
+    EADDRINUSE: `the port is in use (another dashboard or program listens there); pick another, e.g. --http ${host}:${wanted.port + 1}, or --http ${host}:0 for any free one`,
+    EADDRNOTAVAIL: `this machine has no such address; pick one it has, e.g. --http 127.0.0.1:${wanted.port}`,
+    EACCES: `ports below 1024 need privileges; pick another, e.g. --http ${host}:${DEFAULT_HTTP_PORT}`,
+  }[error.code ?? ''];
+  return problem === undefined ? error : errors.listen(at, problem);
 }
