@@ -10,6 +10,11 @@ import type { BlockFigures, Counters, HistogramName } from './stat-block.js';
 export interface ActorStat extends BlockFigures {
   group: number;
   threadId: number;
+  /**
+   * done per second over the launcher's last publish interval (about a second); absent until
+   * two were taken, when the launcher does not publish, and from launchers before 0.2
+   */
+  donePerSecond?: number;
 }
 
 export interface ActorView {
