@@ -39,11 +39,16 @@ export interface ReadTime {
   local: boolean;
 }
 
+/** `--at` and the like, in epoch ms (see readTime). */
+export function parseTime(text: string, field = 'at'): number {
+  return readTime(text, field).ms;
+}
+
 /**
  * `--at`: epoch milliseconds (digits only) or an ISO 8601 date or time: local time unless it has
  * Z or an offset (a date alone too, which Date.parse would read as UTC).
  */
-export function parseTime(text: string, field = 'at'): ReadTime {
+export function readTime(text: string, field = 'at'): ReadTime {
   const trimmed = text.trim();
   const iso = /^\d{4}-\d\d-\d\d(T.*)?$/.exec(trimmed);
   const local = iso !== null && !/(Z|[+-]\d\d(:?\d\d)?)$/i.test(iso[1] ?? '');

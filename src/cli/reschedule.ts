@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
-import { parseCount, parseDuration, parseTime } from './duration.js';
+import { parseCount, parseDuration, readTime } from './duration.js';
 import { localTimeText, relativeTime, whenText } from './when.js';
 import { withQueue } from './with-queue.js';
 
@@ -50,6 +50,6 @@ function dueOf(flags: RescheduleFlags): {
     throw errors.invalidOption('delay/at', 'give exactly one of --delay and --at');
   if (flags.delay !== undefined)
     return { due: { delay: parseDuration(flags.delay, 'delay') }, local: false };
-  const at = parseTime(flags.at as string, 'at');
+  const at = readTime(flags.at as string, 'at');
   return { due: { runAt: at.ms }, local: at.local };
 }
