@@ -117,7 +117,9 @@ async function produceLines(
 ): Promise<void> {
   if (process.stdin.isTTY) {
     const what = flags.json ? 'JSON object' : 'message';
-    console.log(`type a ${what} per line (due in ${describeMs(common.delay ?? 0)}); quit ends`);
+    console.log(
+      `type a ${what} per line (due in ${describeMs(Number(common.delay ?? 0))}); quit ends`,
+    );
   }
   let refused = 0;
   let read = 0;
@@ -159,7 +161,8 @@ async function produceLoad(
   const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
   // Due times on Redis's clock, like every due time the queue computes.
-  const from = (await queue.clock(0).now()) + (common.delay ?? 0);
+  // The CLI parsed --delay to ms: it is a number here.
+  const from = (await queue.clock(0).now()) + Number(common.delay ?? 0);
   const { delay: _delay, ...rest } = common;
   for (let done = 0; done < load.count; done += BULK) {
     const size = Math.min(BULK, load.count - done);

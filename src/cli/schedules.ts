@@ -75,7 +75,8 @@ export function registerSchedules(program: Command): void {
     .option('--group <g>', 'the group of the schedule and its occurrences')
     .action((id: string, flags: UpsertFlags) =>
       withQueue(flags, async (queue) => {
-        const spec: ScheduleSpec = {};
+        // Built flag by flag, then checked whole by upsert (which names what is missing).
+        const spec: Partial<Record<keyof ScheduleSpec, unknown>> = {};
         if (flags.every !== undefined) spec.every = flags.every;
         if (flags.cron !== undefined) spec.cron = flags.cron;
         if (flags.tz !== undefined) spec.tz = flags.tz;
@@ -85,7 +86,7 @@ export function registerSchedules(program: Command): void {
         if (flags.limit !== undefined) spec.limit = parseCount(flags.limit, 'limit');
         if (flags.missed !== undefined) spec.missed = flags.missed as 'once' | 'skip';
         if (flags.group !== undefined) spec.group = parseCount(flags.group, 'group');
-        const state = await queue.schedules.upsert(id, spec);
+        const state = await queue.schedules.upsert(id, spec as ScheduleSpec);
         console.log(writeToLine(flags));
         console.log(describeSchedules([state]));
       }),

@@ -14,11 +14,13 @@ import { nonceOf } from './spill.js';
 
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
 
-export interface MessageInfo {
+/** What `queue.get(id)` tells about one message; `B` is its body's type (see Queue). */
+export interface MessageInfo<B = Body> {
   id: string;
   group: number;
   state: MessageState;
-  body: Body;
+  /** the body (null for a done job whose body, over 64 KiB, was not kept: see bodyKept) */
+  body: B;
   /** the name it was added with, if any */
   name: string | undefined;
   /** the schedule occurrence it is, if it is one */

@@ -3,7 +3,8 @@ import { isUtf8 } from 'node:buffer';
 import type { Body, ScheduleTag } from './record.js';
 import { decodeRecord, textOf } from './record.js';
 
-export interface Message<T extends Body = Body> {
+/** A leased message as a consumer receives it; `T` is what its body is taken to be (see Queue). */
+export interface Message<T = Body> {
   /** the id; for a raw member that is not valid UTF-8, its bytes with \xNN escapes */
   id: string;
   group: number;
@@ -30,8 +31,9 @@ export interface Message<T extends Body = Body> {
   durationMs?: number;
 }
 
-export interface PollResult {
-  messages: Message[];
+/** What one poll (claim) brought: the leased messages and when to look again. */
+export interface PollResult<B = Body> {
+  messages: Message<B>[];
   /** Redis clock at the claim */
   now: number;
   /** when to look again if nothing came: next due time or lease expiry; -1 = nothing pending */

@@ -2,6 +2,7 @@
 // calls it answers (skynet's debug protocol plus drain and resume).
 import type { Message } from '../queue/message.js';
 import type { RateLimitSpec } from '../queue/ratelimit/spec.js';
+import type { Body } from '../queue/record.js';
 import type { ActorStat } from './launcher-stats.js';
 
 export interface JobContext {
@@ -11,7 +12,13 @@ export interface JobContext {
   readonly lateMs: number;
 }
 
-export type Handler = (job: Message, context: JobContext) => unknown;
+/**
+ * What handles a job: its return value is the job's result, a throw or rejection fails it.
+ * `B` is what the handler expects its jobs' bodies to be (`Handler<{ orderId: string }>`); skyq
+ * does not check it: bodies are what producers added (and a raw member other programs add is
+ * its text).
+ */
+export type Handler<B = Body> = (job: Message<B>, context: JobContext) => unknown;
 
 export interface ActorSettings {
   group: number;

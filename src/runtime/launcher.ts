@@ -40,7 +40,7 @@ export class Launcher {
   readonly groups: number[];
   /** the lists the intake moves into skyq, checked, in order */
   readonly intake: IntakeSpec[];
-  readonly log: FileLogger;
+  readonly #log: FileLogger;
   readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
   #coordinatorWorker: Worker | null = null;
@@ -52,11 +52,15 @@ export class Launcher {
   /** the HTTP server, when started with the `http` option (set by src/start.ts) */
   http: AttachedServer | null = null;
 
-  constructor(plan: StartPlan, log: FileLogger) {
+  /**
+   * @internal startActors() makes launchers. The log is made here, so the class's public face
+   * names no type of the logger's (pino's need esModuleInterop in a consumer's build).
+   */
+  constructor(plan: StartPlan) {
     this.#plan = plan;
     this.groups = plan.groups;
     this.intake = plan.intake;
-    this.log = log;
+    this.#log = fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel);
   }
 
   /** The Queue options the actors were started with (checked). */
@@ -122,13 +126,14 @@ export class Launcher {
     await this.#coordinatorWorker?.terminate();
     await this.#pool?.destroy();
     this.#checkClient?.disconnect();
-    this.log.logger.info({ event: 'stopped', released }, 'launcher stopped');
-    this.log.flush();
+    this.#log.logger.info({ event: 'stopped', released }, 'launcher stopped');
+    this.#log.flush();
   }
 
   #checkClient: ReturnType<typeof connect> | null = null;
 
   /**
+   * @internal
    * Checks every server before any actor starts: an evicting policy refuses the start (unless
    * allowed); then checks again after every reconnect. A server that cannot be read in time
    * does not hold the start up: the checks go on in the background.
@@ -142,7 +147,7 @@ export class Launcher {
     const checks = new ServerChecks(client, {
       allowEviction: plan.allowEviction,
       wallClock: plan.wallClock,
-      report: reportTo(this.log.logger),
+      report: reportTo(this.#log.logger),
       dataset: { prefix, groups: Array.from({ length: groups }, (_, g) => g) },
     });
     this.#checks = checks;
@@ -152,6 +157,7 @@ export class Launcher {
     checks.watch();
   }
 
+  /** @internal Starts the coordinator, the pool and one supervised actor per group. */
   async _start(data: CoordinatorData, paused: boolean): Promise<void> {
     const plan = this.#plan;
     const worker = new Worker(workerFile('coordinator'), { workerData: data });
@@ -172,7 +178,7 @@ export class Launcher {
       void coordinator.noteServers(checks.states);
       checks.onChange((states) => void coordinator.noteServers(states).catch(() => undefined));
     }
-    for (const note of watching.notes) this.log.logger.warn({ event: 'watch', note }, note);
+    for (const note of watching.notes) this.#log.logger.warn({ event: 'watch', note }, note);
     if (plan.poolSize > 0) {
       this.#pool = new Piscina({
         filename: workerFile('handler-task').href,
@@ -203,7 +209,7 @@ export class Launcher {
             detach: (g) => coordinator.detach(g),
             poolPort: () => this.#newPoolPort(),
             crashed: (g, reason, restarts, pauseMs) => {
-              this.log.logger.error(
+              this.#log.logger.error(
                 { event: 'crash', group: g, reason, restarts, pauseMs },
                 `actor ${g} crashed`,
               );
@@ -217,7 +223,7 @@ export class Launcher {
     await Promise.all(this.#supervisors.map((s) => s.start()));
     const { groups, id } = this;
     const keyspaceEvents = watching.keyspaceEvents;
-    this.log.logger.info({ event: 'started', groups, id, keyspaceEvents }, 'launcher started');
+    this.#log.logger.info({ event: 'started', groups, id, keyspaceEvents }, 'launcher started');
   }
 
   /** A port an actor uses to run its handler on the shared pool; null without a pool. */
@@ -255,10 +261,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
   // One quick look before any thread starts: no Redis fails the start in seconds, with the
   // reason, not once per actor after each one's connection gave up.
   await ensureReachable(plan.queue);
-  const launcher = new Launcher(
-    plan,
-    fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
-  );
+  const launcher = new Launcher(plan);
   try {
     await launcher._checkServers();
     await checkDataFormat(plan.queue);

@@ -17,17 +17,39 @@ import {
 } from '../options.js';
 import { type Backoff, type Body, serialiseBody } from '../record.js';
 
-export interface ScheduleSpec {
-  /** ms between occurrences, or a duration such as '10s' (exactly one of every and cron) */
-  every?: number | string;
-  /** a cron pattern of 5 fields (minute first) or 6 (second first) */
-  cron?: string;
-  /** IANA time zone the cron pattern is read in (default UTC) */
-  tz?: string;
+/**
+ * A periodic schedule for `queue.schedules.upsert(id, spec)`: exactly one of `every` and `cron`
+ * (`tz` with cron only), plus what each occurrence carries.
+ */
+export type ScheduleSpec = ScheduleTiming & ScheduleOptions;
+
+/** When a schedule's occurrences fall: `every` so long, or on a `cron` pattern; never both. */
+export type ScheduleTiming =
+  | {
+      /** ms between occurrences, or a duration such as '10s' */
+      every: number | string;
+      cron?: never;
+      tz?: never;
+    }
+  | {
+      every?: never;
+      /** a cron pattern of 5 fields (minute first) or 6 (second first) */
+      cron: string;
+      /** IANA time zone the cron pattern is read in (default UTC) */
+      tz?: string;
+    };
+
+/** What a schedule's occurrences carry, and its bounds. */
+export interface ScheduleOptions {
+  /** each occurrence's body */
   body?: Body;
+  /** each occurrence's job name */
   name?: string;
+  /** each occurrence's priority (0..1,000,000, lower first) */
   priority?: number;
+  /** each occurrence's deliveries before it becomes a dead letter */
   attempts?: number;
+  /** each occurrence's retry backoff */
   backoff?: Backoff;
   /** the group of the schedule and its occurrences, or a key that picks it */
   key?: string;
