@@ -19,7 +19,14 @@ export type {
 } from './queue/browse/list.js';
 export type { RedisClock } from './queue/clock.js';
 export type { QueueConfig, QueueOptions, ScoreUnit } from './queue/config.js';
-export type { DeadLetter, DeadLetterSelection, DeadLetters } from './queue/dead-letters.js';
+export type {
+  DeadLetter,
+  DeadLetterOutcome,
+  DeadLetterPage,
+  DeadLetterPageOptions,
+  DeadLetterSelection,
+  DeadLetters,
+} from './queue/dead-letters.js';
 export type { EventsFrom } from './queue/events/cursor.js';
 export { EVENT_TYPES, type EventType, type QueueEvent } from './queue/events/event.js';
 export type { EventsOptions } from './queue/events/reader.js';
@@ -31,7 +38,7 @@ export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
-export type { RateLimits } from './queue/ratelimit/buckets.js';
+export type { BucketState, RateLimits } from './queue/ratelimit/buckets.js';
 export type { Rate, RateLimitOption } from './queue/ratelimit/spec.js';
 export type { Backoff, Body, JsonValue, ScheduleTag } from './queue/record.js';
 export type { Schedules } from './queue/schedules/schedules.js';
@@ -49,8 +56,10 @@ export type {
   SentinelOptions,
   TlsOptions,
 } from './redis/connection.js';
+export type { Pem } from './redis/tls.js';
 export type { ActorApi, Handler, JobContext } from './runtime/actor-types.js';
 export type { DebugCommand } from './runtime/coordinator.js';
+export type { DataLoss, Depths } from './runtime/dataset-tags.js';
 export type { HistogramData, Summary } from './runtime/histogram.js';
 export type { IntakeListFigures } from './runtime/intake/figures.js';
 export type { KeyspaceMode } from './runtime/keyspace.js';
@@ -62,8 +71,10 @@ export type { ServerState } from './runtime/server-checks.js';
 export {
   ACTOR_STATES,
   type ActorState,
+  COUNTER_NAMES,
   type CounterName,
   type Counters,
+  HISTOGRAM_NAMES,
   type HistogramName,
 } from './runtime/stat-block.js';
 export type { StartOptions } from './start.js';

@@ -22,6 +22,10 @@ import { HttpServer, json, type Route } from './server.js';
 
 export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 
+/**
+ * The HTTP server that serves the dashboard, /metrics and /healthz beside the actors (startActors'
+ * `http` option).
+ */
 export interface HttpOptions {
   /** "host:port", "host", "port", or an address; default 127.0.0.1:9464 */
   listen?: string | ListenAddress;
@@ -36,9 +40,13 @@ export interface HttpOptions {
   allowEviction?: boolean;
 }
 
+/** A running HTTP server: where it is, and how to stop it. */
 export interface HttpHandle {
+  /** the URL a person opens */
   readonly url: string;
+  /** the address it listens on (the port the system picked, for port 0) */
   readonly address: ListenAddress;
+  /** stops listening and closes its connections */
   close(): Promise<void>;
 }
 

@@ -27,9 +27,11 @@ export type Due =
   | {
       /** how long from now: ms, or a duration such as '5s' (default 0: ready at once) */
       delay?: number | string;
+      /** not with delay */
       runAt?: never;
     }
   | {
+      /** not with runAt */
       delay?: never;
       /** when it is due, as a Date or epoch ms (on Redis's clock) */
       runAt?: number | Date;
@@ -56,6 +58,7 @@ export interface AddSettings {
   group?: number;
   /** deliveries before it becomes a dead letter */
   attempts?: number;
+  /** how long a failed delivery waits before the next (default: the queue's backoff) */
   backoff?: Backoff;
   /** the job's name: a command table handler routes on it (`job.name`) */
   name?: string;

@@ -7,11 +7,15 @@ import { decodeRecord, textOf } from './record.js';
 export interface Message<T = Body> {
   /** the id; for a raw member that is not valid UTF-8, its bytes with \xNN escapes */
   id: string;
+  /** its group */
   group: number;
+  /** the body as it was added (a raw member's text, as a string or Buffer) */
   body: T;
   /** this delivery's number, from 1 */
   attempts: number;
+  /** deliveries it gets before it becomes a dead letter */
   maxAttempts: number;
+  /** its priority (lower runs first) */
   priority: number;
   /** when it was due (epoch ms, Redis clock) */
   dueAt: number;
@@ -33,6 +37,7 @@ export interface Message<T = Body> {
 
 /** What one poll (claim) brought: the leased messages and when to look again. */
 export interface PollResult<B = Body> {
+  /** the messages leased */
   messages: Message<B>[];
   /** Redis clock at the claim */
   now: number;
@@ -45,7 +50,12 @@ export interface PollResult<B = Body> {
   /** the group is paused: nothing was leased; resuming wakes the consumer */
   paused: boolean;
   /** leased messages whose record could not be read: poll dead-letters them */
-  malformed: { message: Message; reason: string }[];
+  malformed: {
+    /** the message, as much of it as could be read */
+    message: Message;
+    /** what is wrong with its record */
+    reason: string;
+  }[];
 }
 
 /** The key Redis knows a message by: its exact bytes when the id is not valid UTF-8. */

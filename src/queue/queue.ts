@@ -59,8 +59,11 @@ export type { PollOptions } from './leases.js';
  * text.
  */
 export class Queue<B = Body> {
+  /** its settings, checked, defaults filled in */
   readonly config: QueueConfig;
+  /** the ioredis client it uses (yours, when given as `connection`) */
   readonly client: RedisClient;
+  /** its dead letters: page, retry, purge */
   readonly deadLetters: DeadLetters;
   /** periodic schedules whose occurrences are messages of this queue */
   readonly schedules: Schedules;
@@ -210,6 +213,11 @@ export class Queue<B = Body> {
     );
   }
 
+  /**
+   * Where one message is and how it went: state, due time, attempts, errors, body; for a kept done
+   * job its result. Null for an id it does not know (never added, cancelled, purged, or done and no
+   * longer kept).
+   */
   async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo<B> | null> {
     let found: MessageInfo | null = null;
     await onFirstGroup(this.config.groups, id, options, async (group, key) => {
@@ -363,6 +371,7 @@ export class Queue<B = Body> {
     return this.#scripts.run(name, group, args, true);
   }
 
+  /** Closes its connections (not a `connection` you gave) and ends its events() readers. */
   async close(): Promise<void> {
     if (this.#scripts.closed) return;
     this.#scripts.closed = true;

@@ -7,14 +7,19 @@ import { defaultRedisUrl } from './default-redis.js';
 import { checkSentinel, describeSentinel, type SentinelOptions } from './sentinel.js';
 import { checkTls, type TlsOptions } from './tls.js';
 
+/** An ioredis client: a standalone server's (or a Sentinel master's), or a cluster's. */
 export type RedisClient = Redis | Cluster;
 export type { SentinelNode, SentinelOptions } from './sentinel.js';
 
+/** One seed node of a Redis Cluster. */
 export interface ClusterNode {
+  /** its host name or address */
   host: string;
+  /** its port */
   port: number;
 }
 
+/** Where Redis is (one of redis, cluster, sentinel or connection), and how to talk to it. */
 export interface ConnectionOptions {
   /**
    * redis:// or rediss:// (TLS) URL of a standalone server. Default, when no other connection

@@ -35,6 +35,7 @@ export interface CoordinatorData {
   logLevel: string;
 }
 
+/** What `launcher.debug(group, command)` asks an actor: skynet's debug protocol. */
 export type DebugCommand = 'ping' | 'stat' | 'mem';
 
 /** Unchanged figures are published again this often, well within the registry's TTL. */

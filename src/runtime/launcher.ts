@@ -31,12 +31,20 @@ const FORMAT_CHECK_MS = 15_000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
+  /** where it is reached */
   readonly url: string;
+  /** stops it */
   close(): Promise<void>;
 }
 
+/**
+ * A running set of actors, one worker thread per group, and their coordinator (what
+ * startActors() resolves with): their figures, restarts, and a graceful stop.
+ */
 export class Launcher {
+  /** this launcher's id: host, pid and a random part */
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  /** the groups it runs actors for */
   readonly groups: number[];
   /** the lists the intake moves into skyq, checked, in order */
   readonly intake: IntakeSpec[];
@@ -78,6 +86,7 @@ export class Launcher {
     return this.#coordinatorProxy().stats();
   }
 
+  /** Asks one actor a debug command (ping, stat, mem); 'TIMEOUT' when it does not answer in time. */
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
     return this.#coordinatorProxy().debug(group, command, timeoutMs);
   }
@@ -95,6 +104,7 @@ export class Launcher {
     await supervisor.kill('restarted on request');
   }
 
+  /** How many times the actor of `group` was restarted. */
   restarts(group: number): number {
     return this.#supervisors.find((s) => s.group === group)?.restarts ?? 0;
   }

@@ -39,7 +39,9 @@ export interface RuntimeOptions extends QueueOptions {
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
   pool?: number;
+  /** where the actors' JSON-lines logs go (default ./logs) */
   logDir?: string;
+  /** trace, debug, info (default), warn, error, fatal or silent */
   logLevel?: string;
   /** how long graceful shutdown waits for running handlers (default 10 s) */
   graceMs?: number;

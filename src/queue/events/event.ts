@@ -3,6 +3,7 @@
 // and entries of format 4 (before events), id → done | dead pairs, which waitFor still reads.
 import { textOf } from '../record.js';
 
+/** The kinds of events `queue.events()` hands out. */
 export const EVENT_TYPES = [
   'added',
   'started',
@@ -13,11 +14,16 @@ export const EVENT_TYPES = [
   'rescheduled',
   'stale',
 ] as const;
+/** One of EVENT_TYPES. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** One event of `queue.events()`: what happened to which job, when, and where to read on from. */
 export interface QueueEvent {
+  /** what happened */
   type: EventType;
+  /** the job's id */
   id: string;
+  /** the job's group */
   group: number;
   /** the job's name, when it has one (stale events never know it: nothing reads the record) */
   name: string | undefined;

@@ -32,9 +32,13 @@ export interface TakeResult {
 export interface BucketState {
   /** the job name, or '*' for the whole queue */
   name: string;
+  /** at most this many starts … */
   max: number;
+  /** … per this many ms */
   perMs: number;
+  /** the most tokens it saves up (a tenth of max, at least 1) */
   cap: number;
+  /** the tokens in it now */
   tokens: number;
   /** the bucket is empty, or a take got less than it asked lately: work is held back */
   limited: boolean;
@@ -54,12 +58,14 @@ type Run = (
   args: (string | number | Buffer)[],
 ) => Promise<unknown>;
 
+/** The shared rate-limit buckets of a queue (`queue.rateLimits`): what limits are live, and how full. */
 export class RateLimits {
   readonly #keys: ReturnType<typeof rateKeys>;
   readonly #unitMs: number;
   readonly #runKeys: RunKeys;
   readonly #run: Run;
 
+  /** @internal made by the Queue */
   constructor(prefix: string, unitMs: number, runKeys: RunKeys, run: Run) {
     this.#keys = rateKeys(prefix);
     this.#unitMs = unitMs;
@@ -67,7 +73,7 @@ export class RateLimits {
     this.#run = run;
   }
 
-  /** Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
+  /** @internal Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
   async take(requests: readonly TakeRequest[]): Promise<TakeResult[]> {
     if (requests.length === 0) return [];
     const keys = [this.#keys.index, ...requests.map((r) => this.#keys.bucket(r.name))];
@@ -113,6 +119,7 @@ export class RateLimits {
   }
 
   /**
+   * @internal
    * Hands leased messages of one group back to wait `holdMs[i]` more (ms), without counting
    * an attempt; returns how many were still the caller's.
    */

@@ -40,9 +40,11 @@ export interface Advance {
  */
 const REPAIR_AFTER_MS = 1000;
 
+/** A queue's periodic schedules (`queue.schedules`): upsert, get, list, remove. */
 export class Schedules {
   readonly #parts: ScheduleParts;
 
+  /** @internal made by the Queue */
   constructor(parts: ScheduleParts) {
     this.#parts = parts;
   }
@@ -86,6 +88,7 @@ export class Schedules {
     return JSON.parse(String(reply)) as ScheduleState;
   }
 
+  /** One schedule with its next due time, last run and count; null when there is none. */
   async get(id: string): Promise<ScheduleState | null> {
     const checkedId = checkScheduleId(id);
     for (const group of this.#groupsOf(checkedId)) {
@@ -117,6 +120,7 @@ export class Schedules {
   }
 
   /**
+   * @internal
    * A consumer got an occurrence (`message.schedule`): adds the next one unless another
    * consumer did, and says whether to run this one (missed: 'skip' lets a stale one go).
    */
@@ -141,6 +145,7 @@ export class Schedules {
   }
 
   /**
+   * @internal
    * Schedules of `group` whose pending occurrence is gone without having advanced them (it
    * became a dead letter by lease expiry before it started, or was cancelled): each gets its
    * next occurrence, by the same compare-and-set as advance(), so exactly once whoever
