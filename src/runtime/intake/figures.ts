@@ -1,9 +1,13 @@
 // What an intake shows about each of its lists: `skyq stats`, the dashboard and
 // /metrics read these from the launcher's figures (LauncherStats.intake).
 
+/** One intake list's figures, as a launcher reports them. */
 export interface IntakeListFigures {
+  /** the Redis list */
   list: string;
+  /** the group its items go to */
   group: number;
+  /** their priority */
   priority: number;
   /** items waiting in the list when last read (null: it could not be read) */
   length: number | null;
