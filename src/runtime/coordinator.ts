@@ -86,6 +86,7 @@ export class Coordinator {
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
       warnEviction: false, // the launcher checks every server itself
+      unreachableMs: 0, // waits for its answers, as the actors do (actor-thread.ts)
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
     this.#watcher = new Watcher(
