@@ -12,6 +12,7 @@ export type { EventType, QueueEvent } from './queue/events/event.js';
 export type { EventsOptions } from './queue/events/reader.js';
 export type { WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption } from './queue/intake/spec.js';
+export type { ZsetIntakeOption } from './queue/intake/zset-spec.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';

@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { QueueOptions } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
 import { Intake } from './intake/intake.js';
@@ -30,6 +31,8 @@ export interface CoordinatorData {
   watch: WatchSettings;
   /** lists the intake moves into skyq (none: no intake) */
   intake: IntakeSpec[];
+  /** sorted sets the intake consumes as they fall due (zsetIntake) */
+  zsetIntake: ZsetIntakeSpec[];
   logDir: string;
   logLevel: string;
 }
@@ -85,6 +88,16 @@ export class Coordinator {
       warnEviction: false, // the launcher checks every server itself
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
+    if (data.intake.length > 0 || data.zsetIntake.length > 0) {
+      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
+      this.#intake = new Intake(
+        this.#queue,
+        data.queue,
+        { lists: data.intake, zsets: data.zsetIntake },
+        data.launcherId,
+        this.#intakeLog.logger,
+      );
+    }
     this.#watcher = new Watcher(
       this.#queue,
       data.groups,
@@ -97,17 +110,8 @@ export class Coordinator {
       },
       data.watch,
       (problem) => this.notes.push(problem),
+      this.#intake?.watchedZsets(),
     );
-    if (data.intake.length > 0) {
-      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
-      this.#intake = new Intake(
-        this.#queue,
-        data.queue,
-        data.intake,
-        data.launcherId,
-        this.#intakeLog.logger,
-      );
-    }
   }
 
   /** Starts publishing and watching; resolves with what the watcher uses. */
@@ -116,7 +120,8 @@ export class Coordinator {
       this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
     }
     await this.#watcher.start();
-    await this.#intake?.start();
+    // Without the watcher's ticks, an idle sorted set is read once a second by its own lane.
+    await this.#intake?.start(this.#data.watch.intervalMs > 0 ? 0 : 1000);
     return { keyspaceEvents: this.#watcher.notified, notes: this.notes };
   }
 
