@@ -50,7 +50,10 @@ describe('sorted-set intake views', () => {
     runs.push(run);
     await untilStartReady(run);
     const url = await waitFor('the HTTP line', () => /on (http:\/\/\S+)/.exec(run.stdout())?.[1]);
-    const lines = run.stdout().split('\n').filter((line) => line.includes('sorted set'));
+    const lines = run
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('sorted set'));
     expect(lines).toEqual([
       `skyq: intake from sorted set ${jobs} (scores in s) into group ${hashString(jobs) % GROUPS}`,
       `skyq: intake from sorted set ${seta} (scores in ms) into group 1`,
@@ -112,7 +115,9 @@ describe('sorted-set intake views', () => {
     expect(badUnit.stderr).toMatch(/zset-intake: expected KEY:UNIT/);
     const twice = await runCli(['start', ...where, '--intake', 'seta', '--zset-intake', 'seta:ms']);
     expect(twice.code).toBe(1);
-    expect(twice.stderr.split('\n')[0]).toBe('skyq: zsetIntake[0].key: is named twice (got "seta")');
+    expect(twice.stderr.split('\n')[0]).toBe(
+      'skyq: zsetIntake[0].key: is named twice (got "seta")',
+    );
     const own = await runCli(['start', ...where, '--prefix', 'q', '--zset-intake', 'q:3:ms']);
     expect(own.code).toBe(1);
     expect(own.stderr).toMatch(/zsetIntake\[0\]\.key: is one of skyq's own groups/);

@@ -220,6 +220,7 @@ export class ZsetLanes {
       lane.wanted = false;
       lane.held = 0;
       clearTimeout(lane.timer);
+      if (this.#closing) return;
       lane.timer = later(() => {
         lane.failing = false;
         lane.held = 1; // read the holding list again: a failed add left its items there
@@ -231,6 +232,7 @@ export class ZsetLanes {
   /** Waits for the head to fall due (`inMs` on Redis's clock; < 0: empty, told when it fills). */
   #arm(lane: Lane, inMs: number): void {
     clearTimeout(lane.timer);
+    if (this.#closing) return;
     const empty = lane.plannedAt === Number.POSITIVE_INFINITY;
     let wait = empty ? Number.POSITIVE_INFINITY : Math.min(Math.max(1, inMs), LONGEST_WAIT_MS);
     if (this.#fallbackMs > 0) wait = Math.min(wait, this.#fallbackMs);
