@@ -230,7 +230,7 @@ describe('random upsert, remove, lease and time sequences against a model', () =
               }
             } else {
               const life = lives.get(step.id);
-              const spec: ScheduleSpec = { ...step.timing, ...step.where, body: step.body };
+              const spec = { ...step.timing, ...step.where, body: step.body } as ScheduleSpec;
               const target =
                 'group' in step.where
                   ? step.where.group

@@ -67,10 +67,11 @@ describe('sorted-set intake timing', () => {
     launcher = await launch(prefix, key);
     await new Promise((resolve) => setTimeout(resolve, 500)); // idle: nothing but the watcher
     const { p50, p99 } = report('due now, watcher', await dueNow(key, 60));
-    // At most one 50 ms tick, a step and an add: p50 was 30-40 ms and p99 55-75 ms here. The
-    // bound on p99 leaves room for a loaded machine (other suites run beside this one).
+    // At most one 50 ms tick, a step and an add: p50 26-32 ms and p99 54-68 ms here alone;
+    // beside four other intake suites on two cores, p50 51 ms and p99 383 ms. The bounds are
+    // for such a machine (as the list intake's); a 1 s poll, the designs' own, fails both.
     expect(p50).toBeLessThan(100);
-    expect(p99).toBeLessThan(250);
+    expect(p99).toBeLessThan(500);
   });
 
   it('with keyspace notifications a ZADD is moved at once, even with the watcher off', async () => {
@@ -79,8 +80,9 @@ describe('sorted-set intake timing', () => {
     launcher = await launch(prefix, key, { watchMs: 0, keyspaceEvents: 'enable' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const { p50, p99 } = report('due now, notified', await dueNow(key, 60));
+    // p50 3-4 ms, p99 16-24 ms here alone (94 ms beside other suites).
     expect(p50).toBeLessThan(50);
-    expect(p99).toBeLessThan(250);
+    expect(p99).toBeLessThan(500);
     await redis.client.config('SET', 'notify-keyspace-events', '');
   });
 
@@ -100,10 +102,10 @@ describe('sorted-set intake timing', () => {
       'due later',
       starts.map((s) => s.startedAt - s.dueAt),
     );
-    // A timer waits for each head: p50 4-5 ms and p99 13 ms here; one run on a loaded machine
-    // had a single start 123 ms late (p99 of 80), so p99 is bounded for such a machine.
+    // A timer waits for each head: p50 4-5 ms and p99 7-13 ms here alone, 84-123 ms on a
+    // loaded machine; the bound on p99 is for such a machine.
     expect(p50).toBeLessThan(50);
-    expect(p99).toBeLessThan(250);
+    expect(p99).toBeLessThan(500);
   });
 
   it('an idle set costs no call of its own: its head rides in the watcher’s call', async () => {

@@ -3,7 +3,13 @@
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { ScheduleSpec, ScheduleState } from '../queue/schedules/schedules.js';
-import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
+import {
+  type ConnectionFlags,
+  printJson,
+  readFromLine,
+  withConnectionFlags,
+  writeToLine,
+} from './common.js';
 import { parseCount, parseTime } from './duration.js';
 import { preview, printable } from './preview.js';
 import { runText, timingText, zoneOf } from './schedule-text.js';
@@ -60,8 +66,9 @@ const withSpecFlags = (command: Command): Command =>
     .option('--cron <pattern>', 'a cron pattern of 5 fields (or 6, seconds first)')
     .option('--tz <zone>', 'IANA time zone of the cron pattern (default UTC)');
 
-function specOf(flags: SpecFlags): ScheduleSpec {
-  const spec: ScheduleSpec = {};
+/** The timing flags given, as a spec's fields (upsert and preview check the whole). */
+function specOf(flags: SpecFlags): Partial<Record<'every' | 'cron' | 'tz', string>> {
+  const spec: Partial<Record<'every' | 'cron' | 'tz', string>> = {};
   if (flags.every !== undefined) spec.every = flags.every;
   if (flags.cron !== undefined) spec.cron = flags.cron;
   if (flags.tz !== undefined) spec.tz = flags.tz;
@@ -95,7 +102,8 @@ export function registerSchedules(program: Command): void {
     .option('--group <g>', 'the group of a new schedule and its occurrences (default: it stays)')
     .action((id: string, flags: UpsertFlags) =>
       withQueue(flags, async (queue) => {
-        const spec = { ...specOf(flags), ...bodyOf(flags) };
+        // Built flag by flag, then checked whole by upsert (which names what is missing).
+        const spec = { ...specOf(flags), ...bodyOf(flags) } as ScheduleSpec;
         if (flags.name !== undefined) spec.name = flags.name;
         if (flags.priority !== undefined) spec.priority = parseCount(flags.priority, 'priority');
         if (flags.limit !== undefined) spec.limit = parseCount(flags.limit, 'limit');
@@ -103,6 +111,7 @@ export function registerSchedules(program: Command): void {
         if (flags.group !== undefined) spec.group = parseCount(flags.group, 'group');
         const state = await queue.schedules.upsert(id, spec);
         if (flags.json) return printJson(state);
+        console.log(writeToLine(flags));
         console.log(describeSchedules([state], await queue.clock(state.group).now()));
       }),
     );
@@ -120,7 +129,7 @@ export function registerSchedules(program: Command): void {
           ...(flags.count === undefined ? {} : { count: parseCount(flags.count, 'count') }),
           ...(flags.from === undefined ? {} : { from: parseTime(flags.from, 'from') }),
         };
-        const runs = await queue.schedules.preview(id ?? spec, options);
+        const runs = await queue.schedules.preview(id ?? (spec as ScheduleSpec), options);
         if (flags.json) return printJson(runs);
         const shown = id === undefined ? spec : await queue.schedules.get(id);
         const zone = zoneOf({ tz: 'UTC', ...shown });
@@ -133,6 +142,7 @@ export function registerSchedules(program: Command): void {
     .description('remove a schedule and its waiting occurrence')
     .action((id: string, flags: ConnectionFlags) =>
       withQueue(flags, async (queue) => {
+        console.log(writeToLine(flags));
         if (await queue.schedules.remove(id)) return console.log(`removed schedule ${id}`);
         console.error(`skyq: no schedule ${id}`);
         process.exitCode = 1;

@@ -8,6 +8,7 @@ import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
+import { DoneRates } from './done-rate.js';
 import { Intake } from './intake/intake.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, intakeLogFile } from './logger.js';
@@ -37,6 +38,7 @@ export interface CoordinatorData {
   logLevel: string;
 }
 
+/** What `launcher.debug(group, command)` asks an actor: skynet's debug protocol. */
 export type DebugCommand = 'ping' | 'stat' | 'mem';
 
 /** Unchanged figures are published again this often, well within the registry's TTL. */
@@ -61,6 +63,7 @@ export class Coordinator {
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
   #published = { mark: '', at: 0 };
+  readonly #rates = new DoneRates();
   /** the launcher's latest check of each server (eviction policy, clock), published with the figures */
   #servers: ServerState[] = [];
   readonly #intake: Intake | null = null;
@@ -186,7 +189,13 @@ export class Coordinator {
       const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
       if (!slot.stats) return { ...view, status: 'down' };
       blocks.push(slot.stats);
-      const stat = { ...slot.stats.figures(buckets), group, threadId: slot.threadId };
+      const rate = this.#rates.rate(group);
+      const stat = {
+        ...slot.stats.figures(buckets),
+        group,
+        threadId: slot.threadId,
+        ...(rate === undefined ? {} : { donePerSecond: rate }),
+      };
       return { ...view, status: slot.actor ? 'ok' : 'down', stat };
     });
     const { launcherId, host, pid, startedAt } = this.#data;
@@ -220,6 +229,10 @@ export class Coordinator {
    * then only refreshed before they expire, not sent every second.
    */
   async #publish(): Promise<void> {
+    const done = new Map<number, number>();
+    for (const [group, slot] of this.#slots)
+      if (slot.stats) done.set(group, slot.stats.get('done'));
+    this.#rates.sample(Date.now(), done);
     const stats = this.stats(false, true);
     const mark = JSON.stringify([
       stats.actors.map((a) => [a.status, a.restarts, a.stat]),

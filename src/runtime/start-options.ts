@@ -1,6 +1,8 @@
 // What the runtime's launchActors() accepts, checked once before any thread starts, and
 // turned into the settings each part of the runtime gets.
 
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
@@ -11,6 +13,7 @@ import {
 } from '../queue/intake/zset-spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
+import { withDefaultRedis } from '../redis/connection-options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
@@ -41,7 +44,9 @@ export interface RuntimeOptions extends QueueOptions {
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
   pool?: number;
+  /** where the actors' JSON-lines logs go (default ./logs) */
   logDir?: string;
+  /** trace, debug, info (default), warn, error, fatal or silent */
   logLevel?: string;
   /** how long graceful shutdown waits for running handlers (default 10 s) */
   graceMs?: number;
@@ -221,7 +226,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
   for (const name of QUEUE_OPTION_NAMES) {
     if (options[name] !== undefined) picked[name] = options[name];
   }
-  return picked as QueueOptions;
+  // Resolved once, here: every thread then uses the same server (default-redis.ts).
+  return withDefaultRedis(picked as QueueOptions);
 }
 
 /** Actors run in worker threads, which take code by module path: a function cannot travel. */
@@ -235,5 +241,8 @@ function checkHandlerPath(handler: unknown): string {
   if (typeof handler !== 'string') {
     throw errors.invalidOption('handler', 'must be a module path', handler);
   }
+  // Said before any thread starts (or the CLI starts a server), not by each actor in turn.
+  const path = fileURLToPath(handlerUrl(handler));
+  if (!existsSync(path)) throw errors.invalidOption('handler', `no such file: ${path}`);
   return handler;
 }

@@ -8,6 +8,7 @@ import { type ScoreUnit, UNIT_MS } from '../config.js';
 import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
 import { checkListName } from './holding.js';
 
+/** One sorted set of `zsetIntake`: its name and the unit of its scores. */
 export interface ZsetIntakeOption {
   /** the sorted set other programs ZADD to */
   key: string;
@@ -21,11 +22,15 @@ export interface ZsetIntakeOption {
 
 /** One sorted set, checked. */
 export interface ZsetIntakeSpec {
+  /** the sorted set */
   key: string;
+  /** what its scores count */
   scoreUnit: ScoreUnit;
   /** ms per score unit */
   unitMs: number;
+  /** the group its members go to */
   group: number;
+  /** their priority */
   priority: number;
   /** its position in the option: part of its members' ids */
   index: number;

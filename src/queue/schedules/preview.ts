@@ -3,6 +3,7 @@ import { checkEpochMs, checkInteger, checkObject, rejectUnknown } from '../optio
 import { occurrenceAfter, step } from './next.js';
 import type { CheckedSpec, ScheduleState } from './spec.js';
 
+/** What `queue.schedules.preview()` shows: from when, and how many run times. */
 export interface PreviewOptions {
   /** the first run time to show is at or after this (Date or epoch ms; default now) */
   from?: number | Date;

@@ -55,10 +55,12 @@ const REPAIR_AFTER_MS = 1000;
 /** Tries of one upsert against consumers and other upserters changing the same schedule. */
 const MAX_ATTEMPTS = 50;
 
+/** A queue's periodic schedules (`queue.schedules`): upsert, get, list, remove. */
 export class Schedules {
   readonly #parts: ScheduleParts;
   readonly #placement: Placement;
 
+  /** @internal made by the Queue */
   constructor(parts: ScheduleParts) {
     this.#parts = parts;
     this.#placement = new Placement(parts.config, parts.run);
@@ -199,6 +201,7 @@ export class Schedules {
   }
 
   /**
+   * @internal
    * A consumer got an occurrence (`message.schedule`): adds the next one unless another
    * consumer did, and says whether to run this one (missed: 'skip' lets a stale one go).
    */
@@ -223,6 +226,7 @@ export class Schedules {
   }
 
   /**
+   * @internal
    * Schedules of `group` whose pending occurrence is gone without having advanced them (it
    * became a dead letter by lease expiry before it started, or was cancelled): each gets its
    * next occurrence, by the same compare-and-set as advance(), so exactly once whoever

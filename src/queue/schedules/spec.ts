@@ -18,20 +18,46 @@ import {
 import { type Backoff, type Body, serialiseBody } from '../record.js';
 import { wallCalendar } from './next.js';
 
-export interface ScheduleSpec {
-  /** ms between occurrences, or a duration such as '10s' (exactly one of every and cron) */
-  every?: number | string;
-  /** a cron pattern of 5 fields (minute first) or 6 (second first) */
-  cron?: string;
-  /** IANA time zone the cron pattern is read in (default UTC) */
-  tz?: string;
+/**
+ * A periodic schedule for `queue.schedules.upsert(id, spec)`: exactly one of `every` and `cron`
+ * (`tz` with cron only), plus what each occurrence carries.
+ */
+export type ScheduleSpec = ScheduleTiming & ScheduleOptions;
+
+/** When a schedule's occurrences fall: `every` so long, or on a `cron` pattern; never both. */
+export type ScheduleTiming =
+  | {
+      /** ms between occurrences, or a duration such as '10s' */
+      every: number | string;
+      /** not with every */
+      cron?: never;
+      /** not with every */
+      tz?: never;
+    }
+  | {
+      /** not with cron */
+      every?: never;
+      /** a cron pattern of 5 fields (minute first) or 6 (second first) */
+      cron: string;
+      /** IANA time zone the cron pattern is read in (default UTC) */
+      tz?: string;
+    };
+
+/** What a schedule's occurrences carry, and its bounds. */
+export interface ScheduleOptions {
+  /** each occurrence's body */
   body?: Body;
+  /** each occurrence's job name */
   name?: string;
+  /** each occurrence's priority (0..1,000,000, lower first) */
   priority?: number;
+  /** each occurrence's deliveries before it becomes a dead letter */
   attempts?: number;
+  /** each occurrence's retry backoff */
   backoff?: Backoff;
-  /** the group of the schedule and its occurrences, or a key that picks it */
+  /** a key that picks the group of the schedule and its occurrences */
   key?: string;
+  /** the group of the schedule and its occurrences (default: the id's home group) */
   group?: number;
   /** no occurrence before this (Date or epoch ms) */
   startAt?: number | Date;
@@ -45,16 +71,27 @@ export interface ScheduleSpec {
 
 /** What Redis keeps per schedule (s:<id> in the schedules hash). */
 export interface ScheduleState {
+  /** the schedule's id */
   id: string;
+  /** the group of the schedule and its occurrences */
   group: number;
+  /** ms between occurrences (every schedules) */
   every?: number;
+  /** the cron pattern (cron schedules) */
   cron?: string;
+  /** the time zone the cron pattern is read in */
   tz: string;
+  /** each occurrence's job name */
   name?: string;
+  /** each occurrence's priority */
   priority: number;
+  /** after downtime: one catch-up occurrence, or none */
   missed: 'once' | 'skip';
+  /** no occurrence before this (epoch ms) */
   startAt?: number;
+  /** no occurrence after this (epoch ms) */
   endAt?: number;
+  /** how many occurrences in all */
   limit?: number;
   /** the grid of `every` starts here (startAt, or when the spec was first upserted) */
   anchor: number;
