@@ -33,6 +33,7 @@ export type { EventsOptions } from './queue/events/reader.js';
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';
 export type { WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption, IntakeSpec } from './queue/intake/spec.js';
+export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.js';
 export type { Outcome } from './queue/leases.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
