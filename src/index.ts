@@ -14,6 +14,7 @@ export type { WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption } from './queue/intake/spec.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
+export type { PageOrder } from './queue/page-order.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { Backoff, Body, JsonValue } from './queue/record.js';

@@ -266,7 +266,7 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-list': [[1, '']],
     list: [
       [2, 'waiting'],
-      [8, 'last'],
+      [8, 'end'],
     ],
   };
   const out: Case[] = [];
