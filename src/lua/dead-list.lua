@@ -15,7 +15,7 @@
 --   it, '>' after) and ARGV[7] the cursor's id: the page starts past that letter.
 --   Newest first: 'revrank' (an offset from the newest) or 'before' (a cursor),
 --   with the same arguments. Finding the start costs O(log n) whatever the offset.
--- Returns { id, diedAtMs, record, reason, lastError, failedAttempts,
+-- Returns { id, diedAtMs, record, reason, lastError (its message), failedAttempts,
 --   recordBytes, ... }, or with 'ids' { id, diedAtMs, ... }
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
 argCount(5, 7)
@@ -111,7 +111,10 @@ for i = 1, #page, 2 do
   out[#out + 1] = page[i + 1]
   out[#out + 1] = rec
   out[#out + 1] = redis.call('HGET', reasonKey, id) or false
-  out[#out + 1] = redis.call('HGET', errKey, id) or false
+  -- The last error's message; its stack (after 0xff, fail.lua) is for get() alone.
+  local err = redis.call('HGET', errKey, id)
+  local mark = err and string.find(err, '\255', 1, true)
+  out[#out + 1] = (mark and string.sub(err, 1, mark - 1)) or err or false
   out[#out + 1] = redis.call('HGET', attKey, id) or '0'
   out[#out + 1] = full
 end

@@ -34,7 +34,10 @@
 //     Messages a per-name rate limit holds back wait in the ready set in their name's band of
 //     scores (band × 2^21 + priority), named in `{<prefix>:<g>}:held` (lua/lib-held.lua):
 //     older code would lease them as the lowest priorities, unlimited, and leave the hash.
-//     Rate-limit buckets keep `hold` (format 7's `held` is ignored)
+//     Rate-limit buckets keep `hold` (format 7's `held` is ignored). A failed job's `err` field
+//     may keep its handler's stack after the message, `<message>\xff<stack>` (lua/fail.lua,
+//     src/queue/error-stack.ts; at most 8 KiB): older code would show the stack as part of the
+//     error. A format-7 value (no 0xff) reads as the message alone, with no stack
 import { errors } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { keyOf } from '../base/keys.js';

@@ -1,4 +1,5 @@
 // What get() tells about one message, from an inspect.lua reply.
+import { splitError } from './error-stack.js';
 import { decodeEntry } from './history/entry.js';
 import type { JobResult } from './history/result.js';
 import {
@@ -30,7 +31,13 @@ export interface MessageInfo {
   dueAt: number | null;
   enqueuedAt: number | null;
   lastError: string | null;
+  /** the stack of the error a handler threw last (its first 8 KiB), when it was an Error */
+  lastErrorStack: string | null;
   deadReason: string | null;
+  /** active: when its lease ends (epoch ms, Redis clock) */
+  leaseUntil?: number;
+  /** dead: when it died (epoch ms, Redis clock) */
+  diedAt?: number;
   /** done: when it finished (epoch ms, Redis clock) */
   finishedAt?: number;
   /** done: how long its handler ran, in ms */
@@ -76,6 +83,7 @@ export function messageInfo(
     reply;
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
+  const failure = Buffer.isBuffer(lastError) ? splitError(lastError) : null;
   const raw = Buffer.from(`${rawHeader}r`);
   let decoded: DecodedRecord;
   try {
@@ -99,9 +107,12 @@ export function messageInfo(
     maxAttempts: decoded.maxAttempts,
     dueAt: dueMs === null || dueMs === undefined ? null : Number(text(dueMs)),
     enqueuedAt: decoded.enqueuedAt,
-    lastError: text(lastError),
+    lastError: failure?.message ?? null,
+    lastErrorStack: failure?.stack ?? null,
     deadReason: text(deadReason),
   };
+  if (String(state) === 'active' && score !== null) info.leaseUntil = Number(text(score));
+  if (String(state) === 'dead' && score !== null) info.diedAt = Number(text(score));
   if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
   if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
     info.bodyKept = false;
