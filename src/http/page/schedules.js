@@ -21,7 +21,7 @@ export function schedulesTable(tbody, onError) {
       ...schedules.map((s) =>
         el(
           'tr',
-          { dataset: { schedule: s.id } },
+          { dataset: { schedule: s.id, next: s.next ?? '' }, tabindex: 0 },
           el('td', {}, s.id),
           el('td', {}, s.every !== undefined ? `every ${s.every} ms` : `${s.cron} (${s.tz})`),
           el('td', {}, s.name ?? '–'),
