@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -12,6 +14,9 @@ export default defineConfig({
     // files run at once.
     fileParallelism: true,
     maxWorkers: 3,
+    // The notes `skyq start` leaves for its embedded servers (src/redis/default-redis.ts) go
+    // under the run's temporary folder, never the user's ~/.local/state.
+    env: { XDG_STATE_HOME: join(tmpdir(), 'skyq-test-state') },
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },

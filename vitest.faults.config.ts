@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // The fault suite: real processes killed, stopped, failed over; one file at a time, since
@@ -8,6 +10,9 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // The notes `skyq start` leaves for its embedded servers (src/redis/default-redis.ts) go
+    // under the run's temporary folder, never the user's ~/.local/state.
+    env: { XDG_STATE_HOME: join(tmpdir(), 'skyq-test-state') },
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: [
       'default',

@@ -4,8 +4,8 @@
 // complete, so a process running from dist/ (tests, a launcher, `npx skyq`) never finds it
 // missing or half written: the old tree is renamed away and the new one renamed in, two
 // rename(2) calls apart. The new tree carries the bin's execute bit and the `.built` stamp that
-// `npm run prepare` (which `npx skyq` runs) compares with the sources, so a fresh build is
-// never rebuilt by the next command.
+// `npm start` (its prestart script) compares with the sources, so a fresh build is never
+// rebuilt by the next command. `npm pack` builds first (prepack).
 //
 // Every actor thread is a fresh V8 isolate: loaded as separate modules, ioredis, pino, comlink
 // and the rest are hundreds of files to resolve, read and compile per thread. One esbuild bundle
@@ -28,7 +28,17 @@ process.on('exit', () => rmSync(OUT, { recursive: true, force: true }));
 
 const tsc = spawnSync(
   process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', OUT],
+  // No source maps: the package ships dist/ without src/, and a map pointing at sources that are
+  // not there helps nobody (and makes bundlers warn).
+  [
+    require.resolve('typescript/bin/tsc'),
+    '-p',
+    'tsconfig.json',
+    '--outDir',
+    OUT,
+    '--sourceMap',
+    'false',
+  ],
   {
     stdio: 'inherit',
   },
@@ -51,7 +61,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  sourcemap: true,
+  sourcemap: false,
   logLevel: 'warning',
   // CommonJS packages (ioredis, pino) call require() for Node's built-ins; an ES module bundle
   // has no require of its own, so give it one.

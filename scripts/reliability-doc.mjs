@@ -96,6 +96,9 @@ const lines = [
   '',
   `${fuzz.reduce((n, f) => n + f.cases, 0)} generated cases in all.`,
   '',
+  // The promises table is written by hand (scripts/reliability-promises.md): it names tests.
+  readFileSync('scripts/reliability-promises.md', 'utf8').trimEnd(),
+  '',
   '## Every test of this run',
   '',
   '| file | test | result | time |',

@@ -2,10 +2,21 @@
 // composition lives here, above both, so that runtime/ knows nothing of HTTP.
 import { checkHttpOptions, type HttpOptions, serveLauncher } from './http/index.js';
 import { type Launcher, launchActors, type RuntimeOptions } from './runtime/launcher.js';
+import { planStart } from './runtime/start-options.js';
 
 export interface StartOptions extends RuntimeOptions {
   /** serve /metrics, /healthz and the dashboard (src/http); off by default */
   http?: HttpOptions;
+}
+
+/**
+ * Throws the SkyqError startActors() would throw for these options, without connecting or
+ * starting anything: the CLI checks every flag before it starts an embedded server.
+ */
+export function checkStartOptions(options: StartOptions): void {
+  const { http, ...runtime } = options;
+  if (http) checkHttpOptions(http);
+  planStart(runtime);
 }
 
 /** Resolves when every actor said it is ready and the HTTP server (if any) listens. */

@@ -55,6 +55,25 @@ describe('skyq bench', () => {
     expect(r.nodeCpuSeconds).toBeLessThan(20);
   }, 120_000);
 
+  it("seed's table says how long the producer took for the spread, and the lateness since added", async () => {
+    const args = [
+      'bench',
+      '--workload',
+      'seed',
+      '--count',
+      '500',
+      '--spread',
+      '200ms',
+      '--idle',
+      '0',
+    ];
+    const run = await runCli(args, '', 90_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^the producer took \d+\.\d s for a 0\.2 s spread/m);
+    for (const row of ['late p99 ms', 'late since added p50 ms', 'late since added p99 ms'])
+      expect(run.stdout).toMatch(new RegExp(`^${row} +[\\d.,]+$`, 'm'));
+  }, 120_000);
+
   it('memory: bytes per pending message, nothing consumed', async () => {
     const r = await bench(['--workload', 'memory', '--count', '2000']);
     expect(r).toMatchObject({ workload: 'memory', messages: 2000, handled: 0 });

@@ -78,7 +78,7 @@ it('acl --user refuses a name the printed ACL SETUSER cannot carry', async () =>
 it('produce --count --quiet prints nothing', async () => {
   const loud = await runCli(['produce', '--redis', server.url, '--count', '3']);
   expect(loud.code, loud.stderr).toBe(0);
-  expect(loud.stdout).toMatch(/^added 3 messages in /);
+  expect(loud.stdout).toMatch(/^writing to redis:\S+\nadded 3 messages in /);
   const quiet = await runCli(['produce', '--redis', server.url, '--count', '3', '--quiet']);
   expect(quiet.code, quiet.stderr).toBe(0);
   expect(quiet.stdout).toBe('');

@@ -1,8 +1,8 @@
 /**
- * Set-up speed: `npm start` runs `skyq start` from dist/, and the first `npx skyq …` does not
- * rebuild. npm (7+) runs a project's own bin by linking the project into its npx cache, which
- * runs the project's `prepare` script; `prepare` builds only when dist/ is older than a source.
- * Checked on a copy of the project with a private npx cache, offline.
+ * Set-up speed: `npm start` runs `skyq start` from dist/, building it first (its `prestart`
+ * script) only when dist/ is missing or older than a source; `npx skyq …` then runs it as it is.
+ * No `prepare` script: npm 11 warns every consumer of a package that has one. Checked on a copy
+ * of the project with a private npx cache, offline.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -31,7 +31,7 @@ it('npm start is skyq start from dist/', () => {
   expect(run.stdout).toContain('Usage: skyq start [options]');
 });
 
-it('the first npx skyq skips the build while dist/ is current, and prepare rebuilds a stale one', () => {
+it('npm start skips the build while dist/ is current and rebuilds a stale one; npx skyq never builds', () => {
   // The project's sources, dist/ and package.json (its build replaced by a marker, so a
   // build that should not happen shows, and takes no time), with the real node_modules.
   const copy = tempDir('skyq-setup-');
@@ -61,17 +61,22 @@ it('the first npx skyq skips the build while dist/ is current, and prepare rebui
   const out = run.stdout + run.stderr;
   expect(run.status, out).toBe(0);
   expect(run.stdout).toContain('Usage: skyq stats [options]');
-  expect(out).toContain('skyq: dist/ is up to date'); // prepare ran, as npx links the project
   expect(out).not.toContain('BUILD-RAN');
+
+  const started = npm(copy, ['start', '--foreground-scripts', '--', '--help']);
+  expect(started.status, started.stderr).toBe(0);
+  expect(started.stdout).toContain('skyq: dist/ is up to date');
+  expect(started.stdout).toContain('Usage: skyq start [options]');
+  expect(started.stdout).not.toContain('BUILD-RAN');
 
   const edited = new Date(Date.now() + 20_000);
   utimesSync(join(copy, 'src/queue/queue.ts'), edited, edited);
-  const prepare = npm(copy, ['run', 'prepare']);
-  expect(prepare.status).toBe(0);
-  expect(prepare.stdout).toContain('BUILD-RAN');
+  const stale = npm(copy, ['run', 'prestart']);
+  expect(stale.status).toBe(0);
+  expect(stale.stdout).toContain('BUILD-RAN');
 });
 
-it('npm run build keeps dist/ in place while it builds, the bin executable and dist/ current for npx', async () => {
+it('npm run build keeps dist/ in place while it builds, the bin executable and dist/ current', async () => {
   // A copy of the project with today's dist/, built for real by its own build script.
   const copy = tempDir('skyq-build-');
   for (const part of [
@@ -116,7 +121,9 @@ it('npm run build keeps dist/ in place while it builds, the bin executable and d
   const out = run.stdout + run.stderr;
   expect(run.status, out).toBe(0);
   expect(run.stdout).toContain('Usage: skyq [options] [command]');
-  expect(out).toContain('skyq: dist/ is up to date'); // the build's own stamp: no second build
+  // The build's own stamp is newer than every source: npm start would not build again.
+  const prestart = npm(copy, ['run', 'prestart']);
+  expect(prestart.stdout).toContain('skyq: dist/ is up to date');
   // A whole tsc build plus npx: 10-20 s on a quiet machine, past the suite's 60 s (and failed so)
   // at a load average of 22. The time proves nothing here; what the build leaves does.
 }, 180_000);

@@ -7,10 +7,10 @@ import { formatMs } from '../src/cli/format-ms.js';
 import { renderStats } from '../src/cli/stats-view.js';
 import type { LauncherStats } from '../src/runtime/launcher-stats.js';
 
-it('formats durations with a unit and a few digits', () => {
+it('formats durations with a unit and one precision per unit', () => {
   expect(formatMs(0.85)).toBe('850 µs');
-  expect(formatMs(20.017)).toBe('20 ms');
-  expect(formatMs(3000)).toBe('3 s');
+  expect(formatMs(20.017)).toBe('20.0 ms');
+  expect(formatMs(3000)).toBe('3.0 s');
   expect(formatMs(3422.572)).toBe('3.4 s');
   expect(formatMs(90_000)).toBe('1.5 min');
   expect(formatMs(-12.34)).toBe('-12.3 ms');
@@ -18,7 +18,7 @@ it('formats durations with a unit and a few digits', () => {
 });
 
 it('the stats table shows lateness and handler times that way', () => {
-  const lateness = { p50: 0.85, p99: 3000, max: 3422.572 };
+  const lateness = { count: 3, p50: 0.85, p99: 3000, max: 3422.572 };
   const launcher = {
     launcherId: 'l1',
     pid: 1,
@@ -48,7 +48,7 @@ it('the stats table shows lateness and handler times that way', () => {
     ],
   } as unknown as LauncherStats;
   const text = renderStats({ groups: [], launchers: [launcher] }, 'task_group');
-  expect(text).toContain('850 µs / 3 s / 3.4 s');
-  expect(text).toContain('20 ms / 20 ms');
+  expect(text).toContain('850 µs / 3.0 s / 3.4 s');
+  expect(text).toContain('20.0 ms / 20.0 ms');
   expect(text).not.toMatch(/3422\.572|20\.017/);
 });

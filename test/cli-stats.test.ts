@@ -7,7 +7,16 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
-import { CLI, ROOT, runCli, spawnCli, useRuntimeRedis, waitFor } from './helpers/runtime.js';
+import { startActors } from '../src/start.js';
+import {
+  CLI,
+  ROOT,
+  runCli,
+  spawnCli,
+  tempDir,
+  useRuntimeRedis,
+  waitFor,
+} from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,6 +43,42 @@ describe('skyq stats', () => {
       expect(json.groups[1]).toMatchObject({ group: 1, error: expect.stringMatching(/WRONGTYPE/) });
       expect(json.groups[2]).toMatchObject({ group: 2, delayed: 1, paused: true });
     } finally {
+      await queue.close();
+    }
+  });
+
+  it("shows each actor's throughput (done/s), and – for the lateness of an actor that ran nothing", async () => {
+    const where = { redis: redis.server.url, prefix: 'thru', groups: 2 };
+    const flags = ['--redis', redis.server.url, '--prefix', 'thru', '--groups', '2'];
+    const queue = new Queue(where);
+    const launcher = await startActors({ ...where, logDir: tempDir() });
+    let stop = false;
+    // A steady trickle into group 0 (about 200/s) while stats is read; group 1 gets nothing.
+    const feed = (async () => {
+      while (!stop) {
+        await queue.addBulk(
+          Array.from({ length: 20 }, () => ({ body: 'x', options: { group: 0 } })),
+        );
+        await sleep(100);
+      }
+    })();
+    try {
+      const row = (text: string, group: number) =>
+        new RegExp(`^actor ${group} .*$`, 'm').exec(text)?.[0] ?? '';
+      const run = await waitFor('actor 0 to show a rate', async () => {
+        const out = await runCli(['stats', ...flags]);
+        return /^actor 0 +running +\d+ +\d+ +[1-9][\d.]* /m.test(out.stdout) ? out : undefined;
+      });
+      expect(run.stdout).toMatch(/^actor +state +claimed +done +done\/s +failed /m);
+      // Actor 1 ran nothing: its rate is 0 and it has no lateness to show.
+      expect(row(run.stdout, 1)).toMatch(/^actor 1 +running +0 +0 +0 +0 +0 +0 +0 +0 +– +0/);
+      // Every figure with the same precision: whole µs, or one decimal of a larger unit.
+      const figure = '(\\d+ µs|\\d+\\.\\d (ms|s|min|h))';
+      expect(row(run.stdout, 0)).toMatch(new RegExp(`${figure} / ${figure} / ${figure}`));
+    } finally {
+      stop = true;
+      await feed;
+      await launcher.stop();
       await queue.close();
     }
   });

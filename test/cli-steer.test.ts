@@ -17,6 +17,13 @@ import {
 } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
+
+/** A write command's output after its first line (`writing to <redis>`), which it checks. */
+function withoutWhere(stdout: string): string {
+  const [where, ...rest] = stdout.trim().split('\n');
+  expect(where).toMatch(/^writing to redis:\/\//);
+  return rest.join('\n');
+}
 let prefixes = 0;
 
 function space(groups = 4) {
@@ -143,9 +150,9 @@ describe('skyq pause and resume', () => {
     try {
       const paused = await runCli(['pause', ...flags, '--group', '1']);
       expect(paused.code).toBe(0);
-      expect(paused.stdout.trim()).toBe(`paused ${prefix}:1`);
+      expect(withoutWhere(paused.stdout)).toBe(`paused ${prefix}:1`);
       const again = await runCli(['pause', ...flags, '--group', '1']);
-      expect(again.stdout.trim()).toBe(`${prefix}:1 already paused: nothing changed there`);
+      expect(withoutWhere(again.stdout)).toBe(`${prefix}:1 already paused: nothing changed there`);
       const held = await queue.add({ list, note: 'waits for resume' }, { group: 1 });
       const through = await queue.add({ list, note: 'group 0 runs' }, { group: 0 });
       await waitFor('group 0 to run', async () =>
@@ -169,7 +176,7 @@ describe('skyq pause and resume', () => {
       expect((await queue.get(held))?.state).toBe('ready');
 
       const resumed = await runCli(['resume', ...flags]);
-      expect(resumed.stdout.trim().split('\n')).toEqual([
+      expect(withoutWhere(resumed.stdout).split('\n')).toEqual([
         `resumed ${prefix}:1`,
         '1 group(s) not paused: nothing changed there',
       ]);
@@ -177,7 +184,7 @@ describe('skyq pause and resume', () => {
         (await recorded(redis.client, list)).includes(held) ? true : undefined,
       );
       const all = await runCli(['pause', ...flags]);
-      expect(all.stdout.trim()).toBe(`paused 2 groups (${prefix}:0,1)`);
+      expect(withoutWhere(all.stdout)).toBe(`paused 2 groups (${prefix}:0,1)`);
       const bad = await runCli(['pause', ...flags, '--group', '5']);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/group: must be a group number from 0 to 1 \(got 5\)/);

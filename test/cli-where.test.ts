@@ -50,6 +50,34 @@ it('stats, dlq list and schedules list print the Redis they read first, password
     expect(out).not.toContain(PASSWORD);
 });
 
+it('every command that writes prints the Redis it wrote to first, password masked', async () => {
+  const url = locked.url;
+  const shown = `writing to redis://:***@127.0.0.1:${locked.port}`;
+  const where = ['--redis', url, '--prefix', 'writes', '--groups', '2'];
+  const produced = await runCli(['produce', ...where, '--delay', '1h'], 'a\nb\nquit\n');
+  const [first, second] = /added (\S+)\nadded (\S+)/.exec(produced.stdout)?.slice(1) ?? [];
+  expect(first, produced.stdout + produced.stderr).toBeDefined();
+  const runs = {
+    produce: produced,
+    reschedule: await runCli(['reschedule', first as string, '--delay', '2h', ...where]),
+    cancel: await runCli(['cancel', second as string, ...where]),
+    pause: await runCli(['pause', ...where]),
+    resume: await runCli(['resume', ...where]),
+    upsert: await runCli(['schedules', 'upsert', 'w', '--every', '1h', ...where]),
+    remove: await runCli(['schedules', 'remove', 'w', ...where]),
+    retry: await runCli(['dlq', 'retry', ...where]),
+    purge: await runCli(['dlq', 'purge', '--group', '0', ...where]),
+  };
+  for (const [command, run] of Object.entries(runs)) {
+    expect([command, run.code, run.stderr]).toEqual([command, 0, '']);
+    expect([command, run.stdout.split('\n')[0]]).toEqual([command, shown]);
+    expect(run.stdout).not.toContain(PASSWORD);
+  }
+  // --quiet prints nothing but errors.
+  const quiet = await runCli(['produce', ...where, '--quiet'], 'c\nquit\n');
+  expect([quiet.code, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
+});
+
 it('skyq start says plainly that it uses an existing Redis it did not start', async () => {
   const cwd = tempDir('skyq-where-');
   const run = cliIn(cwd, open.port, ['start', '--groups', '1', '--log-dir', 'logs']);

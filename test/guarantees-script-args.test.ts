@@ -101,6 +101,7 @@ describe('every Lua script refuses malformed arguments', () => {
     const shared = new Set([
       'args',
       'format-guard',
+      'claim-lib',
       'lib',
       'lib-ids',
       'lib-held',

@@ -54,9 +54,11 @@ describe('/healthz', () => {
           policy: 'noeviction',
           evicting: false,
           skewMs: expect.any(Number),
+          dataLostTotal: 0,
         },
       ],
       reasons: [],
+      warnings: [],
     });
   });
 

@@ -234,7 +234,7 @@ describe('on loopback', () => {
     await expect(
       serveDashboard({ redis: redis.server.url }, { listen: `127.0.0.1:${handle.address.port}` }),
     ).rejects.toThrow(
-      `http: cannot listen on http://127.0.0.1:${handle.address.port}/ (EADDRINUSE)`,
+      `http: cannot listen on 127.0.0.1:${handle.address.port}: the port is in use (another dashboard or program listens there); pick another`,
     );
   });
 });

@@ -115,14 +115,8 @@ describe('named jobs', () => {
     );
     expect(json.code).toBe(1);
     expect(json.stderr).toContain('name: must be a non-empty string');
-    const [first] = plain.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.replace('added ', ''));
-    const [second] = json.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.replace('added ', ''));
+    const [, first] = /^added (\S+)$/m.exec(plain.stdout) ?? [];
+    const [, second] = /^added (\S+)$/m.exec(json.stdout) ?? [];
     expect((await runCli(['get', ...flags, first as string])).stdout).toMatch(
       /^name +email\.send$/m,
     );

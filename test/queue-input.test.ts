@@ -69,6 +69,7 @@ const badOptions: [string, Record<string, unknown>, string][] = [
   ['NaN delay', { delay: Number.NaN }, 'delay'],
   ['infinite delay', { delay: Number.POSITIVE_INFINITY }, 'delay'],
   ['string delay', { delay: '10' }, 'delay'],
+  ['delay that is no duration', { delay: 'soon' }, 'delay'],
   ['delay with runAt', { delay: 10, runAt: Date.now() + 1000 }, 'delay'],
   ['invalid runAt date', { runAt: new Date('nope') }, 'runAt'],
   ['negative priority', { priority: -1 }, 'priority'],
@@ -97,6 +98,19 @@ const badBodies: [string, unknown, RegExp][] = [
 describe('add rejects bad options, naming the field', () => {
   it.each(badOptions)('%s', async (_, options, field) => {
     await expectNamed(() => q.add('body', options as AddOptions), field, 'ERR_SKYQ_INVALID_OPTION');
+  });
+
+  it('takes a delay as a duration string, as every and dedupeMs do, and says what it wants', async () => {
+    const before = Date.now();
+    const id = await q.add('later', { delay: '5s' });
+    const due = (await q.get(id))?.dueAt as number;
+    expect(due - before).toBeGreaterThanOrEqual(4000);
+    expect(due - Date.now()).toBeLessThanOrEqual(5000);
+    expect(await q.reschedule(id, { delay: '1h' })).toBe(true);
+    expect(((await q.get(id))?.dueAt as number) - Date.now()).toBeGreaterThan(3_500_000);
+    await expect(q.add('x', { delay: 'soon' })).rejects.toThrow(
+      'delay: expected a duration with a unit: 500ms, 5s, 2m or 1h (got "soon")',
+    );
   });
 
   it('names the item in addBulk and stores none of the batch', async () => {
@@ -150,7 +164,7 @@ describe('other calls check their arguments too', () => {
     expect(await q.get(Buffer.from([0xff, 0x00]))).toBeNull();
     await expectNamed(() => q.get('fine', { group: 10 }), 'group');
     await expectNamed(() => q.reschedule('fine', { delay: -5 }), 'delay');
-    await expectNamed(() => q.reschedule('fine', { delay: 5, runAt: 5 }), 'delay');
+    await expectNamed(() => q.reschedule('fine', { delay: 5, runAt: 5 } as never), 'delay');
     await expectNamed(() => q.reschedule('fine', {}), 'delay');
     await expectNamed(() => q.reschedule('fine', { delay: 5, when: 1 } as never), 'when');
   });

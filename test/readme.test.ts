@@ -1,5 +1,5 @@
-// The README's library example must run as written (only the Redis URL comes
-// from the environment, as the example itself reads REDIS_URL).
+// The README's library example must run as written: it names no Redis, so the library uses
+// REDIS_URL, which the test sets (src/redis/default-redis.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';

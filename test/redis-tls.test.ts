@@ -173,7 +173,7 @@ describe('plain TLS (tls-auth-clients no)', () => {
     );
     const produced = await finish(child, 'over tls\nquit\n');
     expect(produced.stderr).toBe('');
-    expect(produced.stdout).toMatch(/^added \S+/);
+    expect(produced.stdout).toMatch(/^added \S+/m);
   });
 
   it('works from the library with the tls option', async () => {

@@ -120,7 +120,9 @@ describe('start and stop', () => {
       logDir: tempDir(),
       handler: fixture('missing.mjs'),
     };
-    await expect(startActors(missing)).rejects.toThrow(/cannot load handler/);
+    await expect(startActors(missing)).rejects.toThrow(
+      `handler: no such file: ${fixture('missing.mjs')}`,
+    );
     // A function is what a newcomer passes first; it cannot reach a worker thread.
     const inline = { ...missing, handler: (async () => undefined) as unknown as string };
     await expect(startActors(inline)).rejects.toThrow(

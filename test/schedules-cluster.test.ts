@@ -2,9 +2,11 @@
  * Schedules on a real 3-master Redis Cluster: schedules in four groups (their slots spread over
  * the masters), two launchers and concurrent upserts; each occurrence handled once, and the
  * schedule's state and its occurrence share the group's slot (one script call changes both).
+ * An id's placement (its home group's slot) and its schedule (another's) work across masters.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { hashString } from '../src/base/keys.js';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
 import { fixture, recorded, tempDir, useRuntimeCluster } from './helpers/runtime.js';
@@ -51,4 +53,24 @@ describe('schedules on a Redis Cluster', () => {
       await Promise.all(queues.map((q) => q.close()));
     }
   }, 60_000);
+
+  it('an id names one schedule across masters: a move is refused, get and remove find it', async () => {
+    const queue = new Queue({ cluster: ground.cluster.nodes, prefix: 'cplace', groups: 6 });
+    try {
+      // The id's placement lives in its home group's slot, the schedule in another's.
+      const home = hashString('schedule:placed') % 6;
+      const away = (home + 3) % 6;
+      await queue.schedules.upsert('placed', { every: '1h', group: away });
+      await expect(queue.schedules.upsert('placed', { every: '1h', group: home })).rejects.toThrow(
+        `schedule placed lives in group ${away};`,
+      );
+      expect((await queue.schedules.upsert('placed', { every: '1h', body: 'b' })).group).toBe(away);
+      expect(await queue.schedules.get('placed')).toMatchObject({ group: away, body: 'b' });
+      expect(await queue.schedules.preview('placed', { count: 2 })).toHaveLength(2);
+      expect(await queue.schedules.remove('placed')).toBe(true);
+      expect(await queue.schedules.list()).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+  });
 });

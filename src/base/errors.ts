@@ -2,6 +2,9 @@
 // apart (`err.code`) and messages stay consistent.
 import { redactText, scrubError } from './redact.js';
 
+/**
+ * What kind of failure a SkyqError is: its `code`, to tell errors apart without reading messages.
+ */
 export type SkyqErrorCode =
   | 'ERR_SKYQ_INVALID_OPTION'
   | 'ERR_SKYQ_BODY'
@@ -18,9 +21,15 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_FORMAT'
   | 'ERR_SKYQ_NO_HANDLER'
   | 'ERR_SKYQ_NOT_FOUND'
-  | 'ERR_SKYQ_CANCELLED';
+  | 'ERR_SKYQ_CANCELLED'
+  | 'ERR_SKYQ_LISTEN';
 
+/**
+ * Every error skyq throws for a reason it knows: a one-line message, a `code`, and the option or
+ * field it is about.
+ */
 export class SkyqError extends Error {
+  /** what kind of failure it is */
   readonly code: SkyqErrorCode;
   /** The option or field the error is about, when there is one. */
   readonly field: string | undefined;
@@ -38,7 +47,13 @@ export class SkyqError extends Error {
 export class AddBulkError extends SkyqError {
   /** per item, in order: its id when it was added, null when it was not */
   readonly ids: (string | null)[];
-  readonly failures: { index: number; reason: string }[];
+  /** each item that was not added: its index in the call's list, and why */
+  readonly failures: {
+    /** its place in the list given to addBulk */
+    index: number;
+    /** why it was not added */
+    reason: string;
+  }[];
   /**
    * Sends the failed items again with the ids they were given, so an item whose call failed
    * after Redis had applied it (a connection lost mid-call) is not added twice. Resolves the
@@ -67,22 +82,33 @@ export class AddBulkError extends SkyqError {
   }
 }
 
+/**
+ * The factories of every SkyqError skyq throws, by name (for code that wraps skyq and wants the
+ * same messages).
+ */
 export const errors = {
+  /** an option or argument skyq cannot use: names it, says why, and shows the value */
   invalidOption: (field: string, problem: string, value?: unknown) =>
     new SkyqError(
       'ERR_SKYQ_INVALID_OPTION',
       `${field}: ${problem}${value === undefined ? '' : ` (got ${describe(value)})`}`,
       field,
     ),
+  /** a body skyq cannot store (not serialisable, too large) */
   body: (field: string, problem: string, cause?: unknown) =>
     new SkyqError('ERR_SKYQ_BODY', `${field}: ${problem}`, field, cause),
+  /** a stored record skyq cannot read */
   malformedRecord: (id: string, problem: string) =>
     new SkyqError('ERR_SKYQ_MALFORMED_RECORD', `message ${id}: malformed record: ${problem}`),
+  /** a call on a closed queue */
   closed: (what: string) => new SkyqError('ERR_SKYQ_CLOSED', `${what} is closed`),
+  /** Redis answered in a way skyq cannot go on from */
   redis: (problem: string, cause?: unknown) =>
     new SkyqError('ERR_SKYQ_REDIS', problem, undefined, cause),
+  /** an actor thread could not start or failed */
   actor: (problem: string, cause?: unknown) =>
     new SkyqError('ERR_SKYQ_ACTOR', problem, undefined, cause),
+  /** something skyq waited for did not answer in time */
   timeout: (what: string, ms: number) =>
     new SkyqError('ERR_SKYQ_TIMEOUT', `${what} did not answer within ${ms} ms`),
   /** queue.waitFor gave up */
@@ -102,6 +128,9 @@ export const errors = {
       undefined,
       cause,
     ),
+  /** the HTTP server could not take its address (a port in use, an address not here, privileges) */
+  listen: (address: string, problem: string) =>
+    new SkyqError('ERR_SKYQ_LISTEN', `http: cannot listen on ${address}: ${problem}`, 'http'),
   /** Redis refused the user name or password (or wants one); `where` is already redacted */
   login: (where: string, reason: string, cause?: unknown) =>
     new SkyqError(

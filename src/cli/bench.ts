@@ -4,7 +4,7 @@
 
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { formatResultsTable } from '../../bench/report.js';
+import { formatResultsTable, producerLine } from '../../bench/report.js';
 import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
 import {
   assertLoopback,
@@ -105,10 +105,11 @@ export function registerBench(program: Command): void {
         });
         if (started) bar.stop();
         if (flags.json) console.log(JSON.stringify(result, null, 2));
-        else
-          console.log(
-            `\n${formatResultsTable([result], { title: `── skyq bench: ${workload.name} on ${redactUrl(url)} ──` })}`,
-          );
+        else {
+          const title = `── skyq bench: ${workload.name} on ${redactUrl(url)} ──`;
+          console.log(`\n${formatResultsTable([result], { title })}`);
+          if (workload.anchor === 'first-add') console.log(producerLine(result, workload.spreadMs));
+        }
       } finally {
         if (started) bar.stop();
         await server?.stop();

@@ -12,6 +12,7 @@ import {
 } from '../redis/connection.js';
 import { parseCount } from './duration.js';
 import { defaultEmbeddedUrl } from './embedded.js';
+import { embeddedPort } from './embedded-dir.js';
 import { type TlsFlags, tlsFromFlags } from './tls-flags.js';
 
 export interface ConnectionFlags extends TlsFlags {
@@ -24,9 +25,21 @@ export interface ConnectionFlags extends TlsFlags {
   scoreUnit?: string;
 }
 
+/** The port of the embedded server, for help texts (which must print even when it is malformed). */
+function portForHelp(): string {
+  try {
+    return String(embeddedPort());
+  } catch {
+    return '$SKYQ_EMBEDDED_PORT';
+  }
+}
+
 export function withConnectionFlags(command: Command): Command {
   return command
-    .option('--redis <url>', 'Redis URL (default: $REDIS_URL or redis://127.0.0.1:6379)')
+    .option(
+      '--redis <url>',
+      `Redis URL (default: $REDIS_URL, else the server skyq start runs, else redis://127.0.0.1:${portForHelp()})`,
+    )
     .option('--cluster <nodes>', 'Redis Cluster seed nodes, host:port,host:port')
     .option(
       '--sentinel <nodes>',
@@ -119,4 +132,29 @@ export function printJson(value: unknown): void {
  */
 export function readFromLine(flags: ConnectionFlags): string {
   return `reading ${describeTarget(queueOptions(flags))}`;
+}
+
+/**
+ * The first line a write command prints: which Redis it wrote to (password masked), as reads
+ * say what they read, so a write that went to another server than the one meant shows at once.
+ */
+export function writeToLine(flags: ConnectionFlags): string {
+  return `writing to ${describeTarget(queueOptions(flags))}`;
+}
+
+/**
+ * --prefix, --groups and --score-unit as given, when not the defaults: what a printed command
+ * (a `more:` hint) needs to act on the same queue. Where Redis is stays out: a URL may hold a
+ * password.
+ */
+export function layoutFlags(flags: ConnectionFlags): string[] {
+  return [
+    ...(flags.prefix !== undefined && flags.prefix !== 'task_group'
+      ? ['--prefix', flags.prefix]
+      : []),
+    ...(flags.groups !== undefined && flags.groups !== '10' ? ['--groups', flags.groups] : []),
+    ...(flags.scoreUnit !== undefined && flags.scoreUnit !== 'ms'
+      ? ['--score-unit', flags.scoreUnit]
+      : []),
+  ];
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { checkHttpOptions, type HttpOptions, serveDashboard } from '../http/index.js';
 import { PUBLIC_URL_ENV, TOKEN_ENV } from '../http/policy.js';
 import { ensureReachable } from '../redis/connection.js';
-import { type ConnectionFlags, queueOptions, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, queueOptions, readFromLine, withConnectionFlags } from './common.js';
 
 export interface HttpFlags {
   http?: string | true;
@@ -41,6 +41,7 @@ export function registerDashboard(program: Command): void {
       checkHttpOptions(http); // a bad --http, token or --public-url is said before connecting
       // Fails like every other command: "cannot reach Redis at <url>: connection refused".
       await ensureReachable(options);
+      console.log(readFromLine(flags));
       const handle = await serveDashboard(options, http);
       console.log(`skyq: dashboard, /metrics and /healthz on ${handle.url} (Ctrl-C stops it)`);
       const stop = async () => {

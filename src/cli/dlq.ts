@@ -5,10 +5,12 @@ import type { PageOrder } from '../queue/page-order.js';
 import { Queue } from '../queue/queue.js';
 import {
   type ConnectionFlags,
+  layoutFlags,
   printJson,
   queueOptions,
   readFromLine,
   withConnectionFlags,
+  writeToLine,
 } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
@@ -54,7 +56,13 @@ export function registerDlq(program: Command): void {
           // The table shows 40 characters of a body: read no more than that of big ones.
           ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),
         });
-        const more = next ? `more: skyq dlq list --after ${next}` : null;
+        const again = [
+          'skyq dlq list',
+          ...layoutFlags(flags),
+          ...(flags.group !== undefined ? ['--group', flags.group] : []),
+          ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
+        ].join(' ');
+        const more = next ? `more: ${again} --after ${next}` : null;
         if (flags.json) {
           printJson(letters);
           if (more) console.error(more);
@@ -104,6 +112,7 @@ export function registerDlq(program: Command): void {
       return withQueue(flags, async (queue) => {
         if (ask && !(await confirmPurgeAll(queue))) return console.log('purged nothing');
         const { count, notFound } = await queue.deadLetters.act(name, chosen);
+        console.log(writeToLine(flags));
         console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
         if (notFound.length > 0) {
           const where = chosen.group === undefined ? '' : ` in group ${chosen.group}`;
@@ -138,6 +147,7 @@ export function registerCancel(program: Command): void {
       const queue = new Queue(queueOptions(flags));
       try {
         const done = await queue.cancel(id);
+        console.log(writeToLine(flags));
         // A refusal goes where every other command's does: one "skyq:" line on stderr.
         if (done) console.log(`cancelled ${id}`);
         else {

@@ -32,13 +32,30 @@ export function parseGroupList(text: string, field = 'only'): number[] {
   return parts.map(Number);
 }
 
-/** `--at`: epoch milliseconds (digits only) or an ISO 8601 time (local time unless it has Z or an offset). */
+/** A point in time read from a flag, and whether it was read as this machine's local time. */
+export interface ReadTime {
+  ms: number;
+  /** no Z or offset was given: the text was read in the local zone (TZ) */
+  local: boolean;
+}
+
+/** `--at` and the like, in epoch ms (see readTime). */
 export function parseTime(text: string, field = 'at'): number {
+  return readTime(text, field).ms;
+}
+
+/**
+ * `--at`: epoch milliseconds (digits only) or an ISO 8601 date or time: local time unless it has
+ * Z or an offset (a date alone too, which Date.parse would read as UTC).
+ */
+export function readTime(text: string, field = 'at'): ReadTime {
   const trimmed = text.trim();
+  const iso = /^\d{4}-\d\d-\d\d(T.*)?$/.exec(trimmed);
+  const local = iso !== null && !/(Z|[+-]\d\d(:?\d\d)?)$/i.test(iso[1] ?? '');
   const ms = /^\d+$/.test(trimmed)
     ? Number(trimmed)
-    : /^\d{4}-\d\d-\d\d/.test(trimmed)
-      ? Date.parse(trimmed)
+    : iso
+      ? Date.parse(iso[1] === undefined ? `${trimmed}T00:00` : trimmed)
       : Number.NaN;
   if (!Number.isFinite(ms) || ms > Date.now() + MAX_DURATION_MS)
     throw errors.invalidOption(
@@ -46,5 +63,5 @@ export function parseTime(text: string, field = 'at'): number {
       'expected an ISO time (2030-01-31T09:00:00Z) or epoch milliseconds',
       text,
     );
-  return ms;
+  return { ms, local };
 }

@@ -8,20 +8,10 @@
 // non-default port ever used stays that port's, data and password included.
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { errors } from '../base/errors.js';
+import { DEFAULT_EMBEDDED_PORT, embeddedPort } from '../redis/default-redis.js';
 
 export const EMBEDDED_DIR = '.skyq';
-export const DEFAULT_EMBEDDED_PORT = 6379;
-
-/** The embedded server's port: 6379, or SKYQ_EMBEDDED_PORT (when 6379 belongs to another program). */
-export function embeddedPort(): number {
-  const text = process.env.SKYQ_EMBEDDED_PORT;
-  if (text === undefined || text === '') return DEFAULT_EMBEDDED_PORT;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535)
-    throw errors.invalidOption('SKYQ_EMBEDDED_PORT', 'must be a port number', text);
-  return port;
-}
+export { DEFAULT_EMBEDDED_PORT, embeddedPort };
 
 /** Ports whose redis-server wrote its config file at the top of `base` (the flat layout). */
 function portsServedFrom(base: string): number[] {

@@ -1,8 +1,10 @@
 // `skyq start` with no Redis named: use 127.0.0.1:6379 when a Redis without a
 // password answers there; otherwise run skyq's own private redis-server on that
 // port, with its data, a generated password and a note of who runs it under
-// ./.skyq/ (./.skyq/<port>/ for another port: embedded-dir.ts; dir 0700, files 0600). Other commands read the password from there,
-// so `skyq produce` in a second terminal finds the server with nothing named.
+// ./.skyq/ (./.skyq/<port>/ for another port: embedded-dir.ts; dir 0700, files 0600). Its URL
+// also goes in a per-user note (src/redis/default-redis.ts), which other commands and the
+// library read when no Redis is named: `skyq produce` in a second terminal, from any folder,
+// and `new Queue()` find the server with nothing named.
 //
 // The server is stopped or reused deliberately: the `skyq start` that started
 // (or adopted) it stops it when it stops; one left running by a launcher that
@@ -13,8 +15,16 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { errors } from '../base/errors.js';
+import {
+  alive,
+  type EmbeddedNote,
+  notePath,
+  readEmbeddedNote,
+  removeEmbeddedNote,
+  writeEmbeddedNote,
+} from '../redis/default-redis.js';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from '../redis/server.js';
-import { embeddedDir, embeddedPort } from './embedded-dir.js';
+import { DEFAULT_EMBEDDED_PORT, embeddedDir, embeddedPort } from './embedded-dir.js';
 
 const PASSWORD_FILE = 'redis-password';
 const OWNER_FILE = 'embedded.json';
@@ -24,8 +34,13 @@ export interface EmbeddedRedis {
   url: string;
   /** a Redis of yours, skyq's server started now, adopted from a dead launcher, or shared */
   kind: 'yours' | 'started' | 'reused' | 'shared';
-  /** stops the server when this process owns it, and when no other launcher still uses it */
-  stop(): Promise<void>;
+  /** the folder with skyq's server's data (not for a Redis of yours) */
+  dir?: string;
+  /**
+   * stops the server when this process owns it, and when no other launcher still uses it;
+   * resolves true when it stopped it
+   */
+  stop(): Promise<boolean>;
 }
 
 interface Where {
@@ -43,11 +58,14 @@ export function savedPassword(dir = embeddedDir()): string | undefined {
 }
 
 /**
- * The URL commands use when no Redis is named: 127.0.0.1 at the embedded port,
- * with the embedded server's password when one was saved.
+ * The URL commands use when no Redis is named: the running embedded server's (its note, from
+ * any folder), else 127.0.0.1 at the embedded port with the password saved in ./.skyq (a server
+ * an older skyq started, which wrote no note), if any. With `dir`: that folder's password.
  */
 export function defaultEmbeddedUrl(where: Where = {}): string {
   const port = where.port ?? embeddedPort();
+  const note = where.dir === undefined ? readEmbeddedNote(port) : undefined;
+  if (note) return note.url;
   const password = savedPassword(where.dir ?? embeddedDir(port));
   const auth = password === undefined ? '' : `:${encodeURIComponent(password)}@`;
   return `redis://${auth}127.0.0.1:${port}`;
@@ -98,7 +116,7 @@ export async function embeddedRedis(
     say(
       `skyq: using the existing Redis at ${shown} (it answered without a password; skyq did not start it). Name another with --redis, or set SKYQ_EMBEDDED_PORT for skyq's own`,
     );
-    return { url: shown, kind: 'yours', stop: async () => undefined };
+    return { url: shown, kind: 'yours', stop: async () => false };
   }
   if (first !== 'down') return adopt(say, port, dir);
   if (!redisServerAvailable()) {
@@ -126,36 +144,68 @@ export async function embeddedRedis(
   say(
     `skyq: no Redis answered at ${shown}; started a private redis-server there (pid ${server.pid}, data and password in ${dir})`,
   );
+  leaveNote(say, port, { url: server.url, pid: server.pid, dir });
   return {
     url: server.url,
     kind: 'started',
-    stop: () => stopUnlessShared(say, server.url, () => server.stop()),
+    dir,
+    stop: () => stopUnlessShared(say, server.url, () => server.stop(), port, server.pid),
   };
 }
 
-/** A password-protected Redis is at the port: skyq's own from an earlier run, or not ours. */
+/** The per-user note every command and `new Queue()` with no Redis named finds the server by. */
+function leaveNote(say: (line: string) => void, port: number, note: EmbeddedNote): void {
+  try {
+    writeEmbeddedNote(port, note);
+  } catch (error) {
+    say(
+      `skyq: could not write ${notePath(port)} (${(error as Error).message}): other folders will not find this server`,
+    );
+    return;
+  }
+  const also = port === DEFAULT_EMBEDDED_PORT ? '' : ` (with SKYQ_EMBEDDED_PORT=${port} set)`;
+  say(
+    `skyq: from any folder, commands and new Queue() with no Redis named use this server${also}: its address is in ${notePath(port)}; eval "$(npx skyq env)" exports it as REDIS_URL`,
+  );
+}
+
+/**
+ * A password-protected Redis is at the port: skyq's own from an earlier run or another folder
+ * (its note says where), or not ours.
+ */
 async function adopt(
   say: (line: string) => void,
   port: number,
-  dir: string,
+  here: string,
 ): Promise<EmbeddedRedis> {
-  const password = savedPassword(dir);
+  const note = readEmbeddedNote(port);
+  // The note names the server's own folder, wherever it was started.
+  const dir = note?.dir ?? here;
+  const password = note ? decodeURIComponent(new URL(note.url).password) : savedPassword(dir);
   const answer = password === undefined ? 'noauth' : await knock(port, password);
   if (answer !== 'pong' || password === undefined) {
     throw errors.redis(
-      `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:PASSWORD@127.0.0.1:${port} (or REDIS_URL)`,
+      `a Redis at redis://127.0.0.1:${port} asks for a password that ${dir}/${PASSWORD_FILE} does not hold: name it with --redis redis://:<password>@127.0.0.1:${port} (or REDIS_URL)`,
     );
   }
-  const url = defaultEmbeddedUrl({ port, dir });
+  const url = note?.url ?? defaultEmbeddedUrl({ port, dir });
+  const pid = note?.pid ?? (await serverPid(url));
   const owner = readOwner(dir);
   if (owner !== undefined && owner.launcher !== process.pid && alive(owner.launcher)) {
-    say(`skyq: sharing the embedded server of the running launcher (pid ${owner.launcher})`);
-    return { url, kind: 'shared', stop: async () => undefined };
+    const from = dir === here ? '' : `, data in ${dir}`;
+    say(`skyq: sharing the embedded server of the running launcher (pid ${owner.launcher})${from}`);
+    if (!note) writeEmbeddedNote(port, { url, pid, dir });
+    return { url, kind: 'shared', dir, stop: async () => false };
   }
-  const pid = await serverPid(url);
   writeOwner(dir, pid);
   say(`skyq: reusing the embedded server from an earlier run (pid ${pid}, data in ${dir})`);
-  return { url, kind: 'reused', stop: () => stopUnlessShared(say, url, () => shutdown(url)) };
+  leaveNote(say, port, { url, pid, dir });
+  return {
+    url,
+    kind: 'reused',
+    dir,
+    stop: () => stopUnlessShared(say, url, () => shutdown(url), port, pid),
+  };
 }
 
 /** The data dir 0700 and everything in it 0600 (older versions left them world-readable). */
@@ -197,20 +247,6 @@ function readOwner(dir: string): Owner | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed process nobody reaped yet (a zombie) still takes signals.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true; // no /proc here: trust the signal
-  }
-}
-
 async function withClient<T>(url: string, work: (client: Redis) => Promise<T>): Promise<T> {
   const client = new Redis(url, {
     lazyConnect: true,
@@ -242,16 +278,21 @@ async function othersConnected(url: string): Promise<boolean> {
     );
 }
 
+/** Stops the server unless another launcher uses it; true when it stopped it (and its note went). */
 async function stopUnlessShared(
   say: (line: string) => void,
   url: string,
   stop: () => Promise<void>,
-): Promise<void> {
+  port: number,
+  pid: number,
+): Promise<boolean> {
   if (await othersConnected(url).catch(() => false)) {
     say('skyq: leaving the embedded server running: another launcher still uses it');
-    return;
+    return false;
   }
   await stop();
+  removeEmbeddedNote(port, pid);
+  return true;
 }
 
 /** Stops a server this process did not start (no child handle): SHUTDOWN flushes the AOF. */

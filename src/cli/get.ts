@@ -63,7 +63,7 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
     ['attempts', `${info.attempts} of ${info.maxAttempts}`],
     [
       'enqueued',
-      info.enqueuedAt === null ? '- (added by another client)' : whenText(info.enqueuedAt, now),
+      info.enqueuedAt === null ? `- (${addedBy(info)})` : whenText(info.enqueuedAt, now),
     ],
     ['last error', info.lastError === null ? '-' : preview(info.lastError, BODY_PREVIEW)],
     ...(info.lastErrorStack === null
@@ -72,7 +72,6 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
-  if (info.name !== undefined) rows.splice(3, 0, ['name', printable(info.name)]);
   if (info.state === 'done') rows.push(...doneRows(info, now));
   if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
   const width = Math.max(...rows.map(([name]) => name.length));
@@ -89,6 +88,12 @@ const frames = (stack: string): string =>
     .split('\n')
     .map((line) => printable(line.trim()))
     .join('\n');
+
+/** Who added a message whose record has no enqueue time. */
+const addedBy = (info: MessageInfo): string =>
+  info.schedule === undefined
+    ? 'added by another client'
+    : `added by schedule ${printable(info.schedule.id)}`;
 
 /** A kept job: when it finished, how long it ran, and what it returned. */
 function doneRows(info: MessageInfo, now: number): [string, string][] {

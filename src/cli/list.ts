@@ -7,7 +7,13 @@ import { errors } from '../base/errors.js';
 import { LIST_STATES, type ListState } from '../queue/browse/cursor.js';
 import type { ListItem } from '../queue/browse/item.js';
 import type { PageOrder } from '../queue/page-order.js';
-import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
+import {
+  type ConnectionFlags,
+  layoutFlags,
+  printJson,
+  readFromLine,
+  withConnectionFlags,
+} from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { table } from './table.js';
@@ -59,6 +65,7 @@ export function registerList(program: Command): void {
         const again = [
           'skyq list',
           state,
+          ...layoutFlags(flags),
           ...(flags.group !== undefined ? ['--group', flags.group] : []),
           ...(flags.idPrefix !== undefined ? ['--id-prefix', JSON.stringify(flags.idPrefix)] : []),
           ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),

@@ -4,12 +4,14 @@
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
+import { notePath, readEmbeddedNote } from '../redis/default-redis.js';
 import { registerAcl } from './acl.js';
 import { registerBench } from './bench.js';
 import { noRedisNamed } from './common.js';
 import { registerDashboard } from './dashboard.js';
 import { registerCancel, registerDlq } from './dlq.js';
-import { embeddedDir } from './embedded-dir.js';
+import { embeddedDir, embeddedPort } from './embedded-dir.js';
+import { registerEnv } from './env.js';
 import { cliErrorLine } from './error-line.js';
 import { registerEvents } from './events.js';
 import { registerGet } from './get.js';
@@ -49,6 +51,7 @@ registerCancel(program);
 registerBench(program);
 registerDashboard(program);
 registerAcl(program);
+registerEnv(program);
 
 // A flag commander refuses is one line, then where to read more: the whole help buried the error.
 hintHelpAfterErrors(program);
@@ -57,7 +60,7 @@ hintHelpAfterErrors(program);
 // name, so a refused flag value can point at its help.
 let prefix: string | undefined;
 let commandPath = '';
-/** No --redis, --cluster or REDIS_URL: the password came from ./.skyq of this directory. */
+/** No --redis, --cluster or REDIS_URL: the embedded server's note or ./.skyq gave the password. */
 let noneNamed = false;
 program.hook('preAction', (_program, action) => {
   prefix = action.opts().prefix as string | undefined;
@@ -72,13 +75,22 @@ try {
   // operator: one line. Anything else is a defect, and its stack says where.
   await connectionChecksSettled();
   const line = cliErrorLine(error, prefix);
-  // Run from another folder, ./.skyq holds no password: say which folder was looked in.
-  const where =
-    noneNamed && /refused the login/.test(line)
-      ? ` (no Redis named, so the embedded server's password was looked for in ${embeddedDir()}/: run from the folder where skyq start runs, or give --redis)`
-      : '';
-  console.error(`skyq: ${line}${where}`);
+  console.error(`skyq: ${line}${noneNamed ? whereLookedFor(line) : ''}`);
   if (error instanceof SkyqError && error.code === 'ERR_SKYQ_INVALID_OPTION')
     console.error(`see skyq ${commandPath} --help`);
   process.exit(1);
+}
+
+/**
+ * With no Redis named, a refused login or no answer at all means no embedded server of this user
+ * runs on the port (it would have left its note): say so, and where the password was looked for.
+ */
+function whereLookedFor(line: string): string {
+  if (readEmbeddedNote() !== undefined) return '';
+  const none = `no Redis named, and no skyq start of this user runs an embedded server on port ${embeddedPort()} (${notePath()} is missing)`;
+  if (/refused the login/.test(line))
+    return ` (${none}, so the password was looked for in ${embeddedDir()}/: give --redis or REDIS_URL)`;
+  if (/^cannot reach Redis/.test(line))
+    return ` (${none}: start one with npx skyq start, or give --redis or REDIS_URL)`;
+  return '';
 }

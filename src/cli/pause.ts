@@ -1,7 +1,7 @@
 // skyq pause|resume [--group g]: stop or restart claiming in one group or all.
 // The flag lives in Redis, so every launcher on every host honours it.
 import type { Command } from 'commander';
-import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
 import { parseCount } from './duration.js';
 import { withQueue } from './with-queue.js';
 
@@ -27,6 +27,7 @@ export function registerPause(program: Command): void {
           const group = flags.group !== undefined ? parseCount(flags.group, 'group') : undefined;
           const asked = group === undefined ? queue.config.groups : 1;
           const changed = await queue[name](group);
+          console.log(writeToLine(flags));
           const prefix = queue.config.prefix;
           const names = (groups: number[]) =>
             groups.length === 1

@@ -4,10 +4,11 @@
 // Messages without a key or id go round-robin over the groups from the
 // Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
+import { errors } from '../base/errors.js';
 import type { AddOptions } from '../queue/add-options.js';
 import { checkName } from '../queue/options.js';
 import type { Queue } from '../queue/queue.js';
-import { type ConnectionFlags, withConnectionFlags } from './common.js';
+import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
 import { type ProduceItem, parseJsonLine } from './produce-json.js';
 import { readLines } from './stdin-lines.js';
@@ -18,8 +19,8 @@ interface ProduceFlags extends ConnectionFlags {
   maxLine: string;
   json?: boolean;
   count?: string;
-  spread: string;
-  bodyBytes: string;
+  spread?: string;
+  bodyBytes?: string;
   priority?: string;
   key?: string;
   name?: string;
@@ -27,6 +28,8 @@ interface ProduceFlags extends ConnectionFlags {
 }
 
 const BULK = 10_000;
+const DEFAULT_SPREAD = '5s';
+const DEFAULT_BODY_BYTES = '100';
 const LINE_DELAY = '5s';
 /**
  * --count is a load generator: due times spread over more than a day test nothing a
@@ -55,10 +58,9 @@ export function registerProduce(program: Command): void {
     .option('--count <n>', 'add n generated messages instead of reading stdin')
     .option(
       '--spread <duration>',
-      `with --count: due times spread over delay..delay+spread (at most ${describeMs(MAX_SPREAD_MS)})`,
-      '5s',
+      `with --count: due times spread over delay..delay+spread (default ${DEFAULT_SPREAD}, at most ${describeMs(MAX_SPREAD_MS)})`,
     )
-    .option('--body-bytes <n>', 'with --count: body size', '100')
+    .option('--body-bytes <n>', `with --count: body size (default ${DEFAULT_BODY_BYTES})`)
     .option('--quiet', 'print nothing but errors (no ids, no --count summary)')
     .action(async (flags: ProduceFlags) => {
       // Every flag is checked before connecting, in every mode.
@@ -72,20 +74,39 @@ export function registerProduce(program: Command): void {
       if (flags.key !== undefined) common.key = flags.key;
       if (flags.name !== undefined) common.name = checkName('name', flags.name);
       const maxLine = parseCount(flags.maxLine, 'max-line');
-      const load =
-        flags.count === undefined
-          ? null
-          : {
-              count: parseCount(flags.count, 'count'),
-              spreadMs: parseDuration(flags.spread, 'spread', MAX_SPREAD_MS),
-              bodyBytes: parseCount(flags.bodyBytes, 'body-bytes'),
-            };
+      const load = loadOf(flags);
       await withQueue(flags, async (queue) => {
         await queue.ready();
+        if (!flags.quiet) console.log(writeToLine(flags));
         if (load) await produceLoad(queue, load, common, flags.quiet === true);
         else await produceLines(queue, flags, common, maxLine);
       });
     });
+}
+
+/** --count and what shapes its messages; null when lines come from stdin. */
+function loadOf(
+  flags: ProduceFlags,
+): { count: number; spreadMs: number; bodyBytes: number } | null {
+  if (flags.count === undefined) {
+    // Given alone, they would be ignored without a word.
+    for (const [flag, value] of [
+      ['spread', flags.spread],
+      ['body-bytes', flags.bodyBytes],
+    ] as const) {
+      if (value !== undefined)
+        throw errors.invalidOption(
+          flag,
+          'only goes with --count (it shapes the generated messages; lines from stdin take --delay)',
+        );
+    }
+    return null;
+  }
+  return {
+    count: parseCount(flags.count, 'count'),
+    spreadMs: parseDuration(flags.spread ?? DEFAULT_SPREAD, 'spread', MAX_SPREAD_MS),
+    bodyBytes: parseCount(flags.bodyBytes ?? DEFAULT_BODY_BYTES, 'body-bytes'),
+  };
 }
 
 async function produceLines(
@@ -96,7 +117,9 @@ async function produceLines(
 ): Promise<void> {
   if (process.stdin.isTTY) {
     const what = flags.json ? 'JSON object' : 'message';
-    console.log(`type a ${what} per line (due in ${describeMs(common.delay ?? 0)}); quit ends`);
+    console.log(
+      `type a ${what} per line (due in ${describeMs(Number(common.delay ?? 0))}); quit ends`,
+    );
   }
   let refused = 0;
   let read = 0;
@@ -138,7 +161,8 @@ async function produceLoad(
   const body = 'x'.repeat(load.bodyBytes);
   const started = Date.now();
   // Due times on Redis's clock, like every due time the queue computes.
-  const from = (await queue.clock(0).now()) + (common.delay ?? 0);
+  // The CLI parsed --delay to ms: it is a number here.
+  const from = (await queue.clock(0).now()) + Number(common.delay ?? 0);
   const { delay: _delay, ...rest } = common;
   for (let done = 0; done < load.count; done += BULK) {
     const size = Math.min(BULK, load.count - done);

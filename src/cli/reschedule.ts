@@ -2,9 +2,9 @@
 // for a delayed or ready message.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
-import { type ConnectionFlags, withConnectionFlags } from './common.js';
-import { parseCount, parseDuration, parseTime } from './duration.js';
-import { whenText } from './when.js';
+import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
+import { parseCount, parseDuration, readTime } from './duration.js';
+import { localTimeText, relativeTime, whenText } from './when.js';
 import { withQueue } from './with-queue.js';
 
 interface RescheduleFlags extends ConnectionFlags {
@@ -20,27 +20,36 @@ export function registerReschedule(program: Command): void {
     .option('--at <time>', 'due at an ISO time (local unless Z or an offset) or epoch ms')
     .option('--group <g>', 'look only in this group')
     .action((id: string, flags: RescheduleFlags) => {
-      const due = dueOf(flags);
+      const { due, local } = dueOf(flags);
       const group = flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
       return withQueue(flags, async (queue) => {
         const moved = await queue.reschedule(id, { ...due, ...group });
+        console.log(writeToLine(flags));
         if (!moved) {
           console.error(`skyq: ${id}: not found, running or dead (nothing rescheduled)`);
           process.exitCode = 1;
           return;
         }
         const info = await queue.get(id, group);
-        const when =
-          info?.dueAt != null ? whenText(info.dueAt, await queue.clock(info.group).now()) : 'now';
+        if (info?.dueAt == null) return console.log(`rescheduled ${id}: due now`);
+        const now = await queue.clock(info.group).now();
+        // Read as local time: answered in the same zone, named, so no one mistakes the hour.
+        const when = local
+          ? `${localTimeText(info.dueAt)}, ${relativeTime(info.dueAt, now)}`
+          : whenText(info.dueAt, now);
         console.log(`rescheduled ${id}: due ${when}`);
       });
     });
 }
 
-function dueOf(flags: RescheduleFlags): { delay: number } | { runAt: number } {
+function dueOf(flags: RescheduleFlags): {
+  due: { delay: number } | { runAt: number };
+  local: boolean;
+} {
   if ((flags.delay === undefined) === (flags.at === undefined))
     throw errors.invalidOption('delay/at', 'give exactly one of --delay and --at');
-  return flags.delay !== undefined
-    ? { delay: parseDuration(flags.delay, 'delay') }
-    : { runAt: parseTime(flags.at as string, 'at') };
+  if (flags.delay !== undefined)
+    return { due: { delay: parseDuration(flags.delay, 'delay') }, local: false };
+  const at = readTime(flags.at as string, 'at');
+  return { due: { runAt: at.ms }, local: at.local };
 }

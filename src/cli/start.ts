@@ -7,7 +7,7 @@ import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/rate
 import { describeTarget, ensureReachable } from '../redis/connection.js';
 import { checkLogLevel } from '../runtime/logger.js';
 import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
-import { type StartOptions, startActors } from '../start.js';
+import { checkStartOptions, type StartOptions, startActors } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import {
   ALLOW_EVICTION_HELP,
@@ -18,7 +18,13 @@ import {
 } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
-import { INTAKE_HELP, intakeGroupsLine, parseIntakeFlag } from './intake-flag.js';
+import {
+  INTAKE_HELP,
+  intakeGroupsLine,
+  parseIntakeFlag,
+  parseZsetIntakeFlag,
+  ZSET_INTAKE_HELP,
+} from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -33,6 +39,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   grace: string;
   allowEviction?: boolean;
   intake?: string;
+  zsetIntake?: string;
   keepDone?: string;
   rateLimit: string[];
   actorNice: string;
@@ -56,6 +63,7 @@ export function registerStart(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .option('--intake <lists>', INTAKE_HELP)
+    .option('--zset-intake <KEY:UNIT,…>', ZSET_INTAKE_HELP)
     .option(
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
@@ -84,43 +92,13 @@ export function registerStart(program: Command): void {
     .option('--public-url <url>', PUBLIC_URL_HELP)
     .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
-      // Every flag is checked before any server starts.
-      const logLevel = checkLogLevel(flags.logLevel, 'log-level');
-      if (flags.publicUrl !== undefined && flags.http === undefined)
-        throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
-      const base = queueOptions(flags, 'long-running');
-      const concurrency = parsePositiveCount(flags.concurrency, 'concurrency');
-      const batch = parsePositiveCount(flags.batch, 'batch');
-      const rateLimit = flags.rateLimit.length > 0 ? parseRateLimit(flags.rateLimit) : undefined;
-      const limits = rateLimit ? checkRateLimit(rateLimit) : null;
-      const actorNice = parseCount(flags.actorNice, 'actor-nice');
-      if (actorNice > 19)
-        throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
+      // Every flag is checked before any server starts or anything is printed.
+      const options = startOptionsOf(flags);
+      checkStartOptions(options);
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
-      const options: StartOptions = {
-        ...base,
-        ...(embedded ? { redis: embedded.url } : {}),
-        concurrency,
-        batch,
-        actorNice,
-        leaseMs: parseDuration(flags.lease, 'lease'),
-        timeoutMs: parseDuration(flags.timeout, 'timeout'),
-        pool: parseCount(flags.pool, 'pool'),
-        logDir: flags.logDir,
-        logLevel,
-        graceMs: parseDuration(flags.grace, 'grace'),
-        allowEviction: flags.allowEviction === true,
-        ...(flags.handler ? { handler: flags.handler } : {}),
-        ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
-        ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
-        ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
-        ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
-        ...(rateLimit ? { rateLimit } : {}),
-        ...(flags.events ? { events: true } : {}),
-        ...(flags.keepDead !== undefined ? { keepDead: keepDeadFlag(flags.keepDead) } : {}),
-      };
+      if (embedded) options.redis = embedded.url;
       // Actors reconnect forever, quietly: an address that never answers must fail here, at once.
       const launcher = await ensureReachable(options)
         .then(() => startActors(options))
@@ -139,6 +117,12 @@ export function registerStart(program: Command): void {
       }
       const spread = intakeGroupsLine(launcher.intake);
       if (spread) console.log(spread);
+      for (const { key, scoreUnit, group } of launcher.zsetIntake) {
+        console.log(
+          `skyq: intake from sorted set ${key} (scores in ${scoreUnit}) into group ${group}`,
+        );
+      }
+      const limits = checkRateLimit(options.rateLimit);
       if (limits) {
         const shared = `shared by every launcher of ${options.prefix ?? 'task_group'}`;
         console.log(`skyq: rate limit ${describeRateLimit(limits)}, ${shared}`);
@@ -154,13 +138,52 @@ export function registerStart(program: Command): void {
         }
         console.log(`skyq: ${signal}: draining (another signal exits at once)`);
         await launcher.stop();
-        await embedded?.stop();
-        console.log('skyq: stopped');
+        // Said, since the server's data then sits unused in its folder until the next start.
+        const also =
+          (await embedded?.stop()) === true
+            ? `, and the embedded redis-server it ran (its data stays in ${embedded?.dir})`
+            : '';
+        console.log(`skyq: stopped${also}`);
         process.exit(0);
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
     });
+}
+
+/** The options the flags describe, each flag checked (the Redis named, or the default). */
+function startOptionsOf(flags: StartFlags): StartOptions {
+  const logLevel = checkLogLevel(flags.logLevel, 'log-level');
+  if (flags.publicUrl !== undefined && flags.http === undefined)
+    throw errors.invalidOption('public-url', 'is for the HTTP server: give --http too');
+  const rateLimit = flags.rateLimit.length > 0 ? parseRateLimit(flags.rateLimit) : undefined;
+  const actorNice = parseCount(flags.actorNice, 'actor-nice');
+  if (actorNice > 19)
+    throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
+  return {
+    ...queueOptions(flags, 'long-running'),
+    concurrency: parsePositiveCount(flags.concurrency, 'concurrency'),
+    batch: parsePositiveCount(flags.batch, 'batch'),
+    actorNice,
+    leaseMs: parseDuration(flags.lease, 'lease'),
+    timeoutMs: parseDuration(flags.timeout, 'timeout'),
+    pool: parseCount(flags.pool, 'pool'),
+    logDir: flags.logDir,
+    logLevel,
+    graceMs: parseDuration(flags.grace, 'grace'),
+    allowEviction: flags.allowEviction === true,
+    ...(flags.handler ? { handler: flags.handler } : {}),
+    ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
+    ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
+    ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
+    ...(flags.zsetIntake !== undefined
+      ? { zsetIntake: parseZsetIntakeFlag(flags.zsetIntake) }
+      : {}),
+    ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(flags.events ? { events: true } : {}),
+    ...(flags.keepDead !== undefined ? { keepDead: keepDeadFlag(flags.keepDead) } : {}),
+  };
 }
 
 /** --keep-dead 10000,24h: false when it keeps them all (until purged). */

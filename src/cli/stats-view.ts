@@ -7,7 +7,7 @@ import { describeRate } from '../queue/ratelimit/spec.js';
 import { EVICTION_FIX } from '../redis/eviction.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { SKEW_LIMIT_MS } from '../runtime/server-checks.js';
-import { formatMsList } from './format-ms.js';
+import { formatMsList, formatRate } from './format-ms.js';
 import { printable, withoutScriptLocation } from './preview.js';
 import { table } from './table.js';
 
@@ -58,6 +58,7 @@ export function renderStats(
           'state',
           'claimed',
           'done',
+          'done/s',
           'failed',
           'retried',
           'dead',
@@ -75,12 +76,14 @@ export function renderStats(
             a.status === 'ok' ? (s?.state ?? '?') : a.status,
             s?.claimed ?? '-',
             s?.done ?? '-',
+            formatRate(s?.donePerSecond),
             s?.failed ?? '-',
             s?.retried ?? '-',
             s?.dead ?? '-',
             s?.inFlight ?? '-',
             s?.heldBack ?? '-',
-            l ? formatMsList(l.p50, l.p99, l.max) : '-',
+            // An actor that started nothing yet has no lateness: not "0 µs".
+            l && l.count > 0 ? formatMsList(l.p50, l.p99, l.max) : '–',
             a.restarts,
             printable(s?.lastError ?? a.lastCrash ?? ''),
           ];
@@ -108,7 +111,7 @@ export function renderStats(
         table(
           ['intake list', 'group', 'priority', 'length', 'moved', 'per s', 'error'],
           intake.map((l) => [
-            printable(l.list),
+            l.scoreUnit ? `${printable(l.list)} (sorted set, ${l.scoreUnit})` : printable(l.list),
             l.group,
             l.priority,
             l.length ?? '-',

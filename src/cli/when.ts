@@ -19,3 +19,19 @@ export function relativeTime(at: number, now: number): string {
 export function whenText(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${relativeTime(at, now)})`;
 }
+
+/**
+ * A time read as local time, said in that zone and in UTC: "2027-01-01 09:00:00.000 local time
+ * (Asia/Tokyo, UTC+09:00; 2027-01-01T00:00:00.000Z)".
+ */
+export function localTimeText(at: number): string {
+  const date = new Date(at);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
+  const clock = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  const ms = String(date.getMilliseconds()).padStart(3, '0');
+  const east = -date.getTimezoneOffset();
+  const offset = `UTC${east < 0 ? '-' : '+'}${two(Math.floor(Math.abs(east) / 60))}:${two(Math.abs(east) % 60)}`;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return `${day} ${clock}.${ms} local time (${zone}, ${offset}; ${date.toISOString()})`;
+}

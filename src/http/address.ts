@@ -7,8 +7,11 @@ export const DEFAULT_HTTP_HOST = '127.0.0.1';
 /** the port Prometheus exporters of this kind commonly take */
 export const DEFAULT_HTTP_PORT = 9464;
 
+/** Where the HTTP server listens. */
 export interface ListenAddress {
+  /** an address of this machine (127.0.0.1, ::1, 0.0.0.0) or a name */
   host: string;
+  /** the TCP port; 0 lets the system pick a free one */
   port: number;
 }
 

@@ -6,6 +6,7 @@
 import { errors, SkyqError } from '../base/errors.js';
 import { checkOrder } from '../queue/page-order.js';
 import type { Queue } from '../queue/queue.js';
+import { previewOf } from '../queue/schedules/preview.js';
 import { mergeNameFigures } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
 import { actorKey, type History } from './history.js';
@@ -14,6 +15,8 @@ import { textParam, wholeNumber } from './params.js';
 import { preview } from './preview.js';
 import { json, type Reply, type Route } from './server.js';
 
+/** next run times a schedule row shows */
+const UPCOMING = 3;
 /** characters of a body a dead-letter row shows */
 const ROW_PREVIEW = 300;
 
@@ -41,11 +44,7 @@ export function readRoutes(context: ApiContext): Route[] {
   return withQuery([
     { method: 'GET', path: '/api/overview', handle: ({ url }) => overview(context, url) },
     { method: 'GET', path: '/api/dead', handle: ({ url }) => deadLetters(context, url) },
-    {
-      method: 'GET',
-      path: '/api/schedules',
-      handle: async () => json({ schedules: await context.queue.schedules.list() }),
-    },
+    { method: 'GET', path: '/api/schedules', handle: () => schedules(context) },
     {
       method: 'GET',
       path: '/api/rate-limits',
@@ -57,6 +56,20 @@ export function readRoutes(context: ApiContext): Route[] {
       handle: ({ params, url }) => job(context, params[0] as string, url),
     },
   ]);
+}
+
+/** Each schedule with its next runs and a preview of its body, and Redis's clock to count from. */
+async function schedules({ queue }: ApiContext): Promise<Reply> {
+  const now = Math.round(await queue.clock(0).now());
+  const list = await queue.schedules.list();
+  const rows = await Promise.all(
+    list.map(async ({ body, ...state }) => ({
+      ...state,
+      body: preview(body ?? null, ROW_PREVIEW),
+      upcoming: await previewOf(state, { count: UPCOMING }, async () => now),
+    })),
+  );
+  return json({ now, schedules: rows });
 }
 
 function overview({ queue, history, mode, servers }: ApiContext, url: URL): Reply {

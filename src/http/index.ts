@@ -10,7 +10,7 @@ import { readAllStats } from '../runtime/registry.js';
 import { withTimeout } from '../runtime/rpc.js';
 import { reportTo, ServerChecks, type ServerState } from '../runtime/server-checks.js';
 import { actionRoutes } from './actions.js';
-import { type ListenAddress, parseListenAddress, urlOf } from './address.js';
+import { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 import { type ApiContext, readRoutes } from './api.js';
 import { checkHealth, type Pingable } from './health.js';
 import { History } from './history.js';
@@ -22,6 +22,10 @@ import { HttpServer, json, type Route } from './server.js';
 
 export { DEFAULT_HTTP_PORT, type ListenAddress, parseListenAddress } from './address.js';
 
+/**
+ * The HTTP server that serves the dashboard, /metrics and /healthz beside the actors (startActors'
+ * `http` option).
+ */
 export interface HttpOptions {
   /** "host:port", "host", "port", or an address; default 127.0.0.1:9464 */
   listen?: string | ListenAddress;
@@ -36,9 +40,13 @@ export interface HttpOptions {
   allowEviction?: boolean;
 }
 
+/** A running HTTP server: where it is, and how to stop it. */
 export interface HttpHandle {
+  /** the URL a person opens */
   readonly url: string;
+  /** the address it listens on (the port the system picked, for port 0) */
   readonly address: ListenAddress;
+  /** stops listening and closes its connections */
   close(): Promise<void>;
 }
 
@@ -154,11 +162,7 @@ async function serve(
   } catch (error) {
     checks?.stop();
     await queue.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      throw errors.invalidOption('http', `cannot listen on ${urlOf(wanted)} (${code})`);
-    }
-    throw error;
+    throw listenError(wanted, error as NodeJS.ErrnoException);
   }
   history.start();
   let closing: Promise<void> | null = null;
@@ -203,4 +207,16 @@ async function checkServers(queue: Queue, allowEviction: boolean): Promise<Serve
   if (refusal) throw refusal;
   checks.watch();
   return checks;
+}
+
+/** Why the server could not listen, and what to give instead (a taken port is the usual case). */
+function listenError(wanted: ListenAddress, error: NodeJS.ErrnoException): Error {
+  const host = wanted.host.includes(':') ? `[${wanted.host}]` : wanted.host;
+  const at = `${host}:${wanted.port}`;
+  const problem = {
+    EADDRINUSE: `the port is in use (another dashboard or program listens there); pick another, e.g. --http ${host}:${wanted.port + 1}, or --http ${host}:0 for any free one`,
+    EADDRNOTAVAIL: `this machine has no such address; pick one it has, e.g. --http 127.0.0.1:${wanted.port}`,
+    EACCES: `ports below 1024 need privileges; pick another, e.g. --http ${host}:${DEFAULT_HTTP_PORT}`,
+  }[error.code ?? ''];
+  return problem === undefined ? error : errors.listen(at, problem);
 }

@@ -72,65 +72,8 @@ local function reply(nextDue, paused, token, leased)
   return out
 end
 
--- A claim's batch, kept until its reply is known to have arrived (the next
--- claim says so) or its leases run out: "<token>|" then "<length>:<id>" for each
--- id, so any bytes may be in an id. `leases` is id, due/token pairs.
-local function rememberClaim(claimId, token, expiry, leases)
-  local parts = { token, '|' }
-  for i = 1, #leases, 2 do
-    parts[#parts + 1] = SMALL_TEXT[#leases[i]]
-    parts[#parts + 1] = ':'
-    parts[#parts + 1] = leases[i]
-  end
-  redis.call('HSET', claimedKey, claimId, table.concat(parts))
-  redis.call('ZADD', claimsKey, expiry, claimId)
-end
-
--- The batch a remembered claim leased, as far as those leases still hold:
--- the token and, for each message, id, record, failed attempts, due ms.
-local function leasedAgain(remembered)
-  local bar = string.find(remembered, '|', 1, true)
-  local token, ids, at = string.sub(remembered, 1, bar - 1), {}, bar + 1
-  while at <= #remembered do
-    local colon = string.find(remembered, ':', at, true)
-    local length = tonumber(string.sub(remembered, at, colon - 1))
-    ids[#ids + 1] = string.sub(remembered, colon + 1, colon + length)
-    at = colon + length + 1
-  end
-  local leased, suffix = {}, '/' .. token
-  if #ids == 0 then
-    return token, leased
-  end
-  local dues = bulkRead('HMGET', dueKey, ids)
-  local recs = bulkRead('HMGET', msgKey, ids)
-  local atts = bulkRead('HMGET', attKey, ids)
-  for i = 1, #ids do
-    local value = dues[i]
-    if value and recs[i] and string.sub(value, -#suffix) == suffix then
-      leased[#leased + 1] = ids[i]
-      leased[#leased + 1] = recs[i]
-      leased[#leased + 1] = tonumber(atts[i]) or 0
-      leased[#leased + 1] = dueOf(value)
-    end
-  end
-  return token, leased
-end
-
--- 0. The claims remembered for a resend: forget the ones whose reply arrived,
---    and those whose leases ran out (a consumer that never asked again).
-if ARGV[9] ~= '' then
-  local received = {}
-  for id in string.gmatch(ARGV[9], '[^,]+') do
-    received[#received + 1] = id
-  end
-  bulk('HDEL', claimedKey, received)
-  bulk('ZREM', claimsKey, received)
-end
-local lapsed = redis.call('ZRANGEBYSCORE', claimsKey, '-inf', now, 'LIMIT', 0, 10)
-if #lapsed > 0 then
-  bulk('HDEL', claimedKey, lapsed)
-  bulk('ZREM', claimsKey, lapsed)
-end
+-- 0. The claims remembered for a resend (claim-lib.lua).
+forgetClaims(ARGV[9], now)
 local earlier = redis.call('HGET', claimedKey, claimId)
 if earlier then
   local token, leased = leasedAgain(earlier)
@@ -186,37 +129,15 @@ end
 -- 2. What to lease. Plain: the first max of the delayed set due by the lookahead
 --    (the consumer starts each at its due time). Otherwise: promote what is due
 --    to the ready set, by priority, and take its first max.
-local function dueMembers(horizon, count)
-  local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', horizon / unit, 'WITHSCORES', 'LIMIT', 0, count)
-  local ids, dues, memberBytes = {}, {}, 0
-  for i = 1, #due, 2 do
-    memberBytes = memberBytes + #due[i]
-    if memberBytes > budget and #ids > 0 then
-      break -- members can be long (raw ones): the rest waits for the next call
-    end
-    ids[#ids + 1] = due[i]
-    -- In ms a whole positive score is the due time as Redis wrote it: no number to format back.
-    local score = due[i + 1]
-    -- (Redis writes a whole score without leading zeros: "0" is the only one of them ≤ 0.)
-    local dueMs = (unit == 1 and string.find(score, '^%d+$')) and score or msOfScore(score, unit)
-    -- A score of 0 or below (`ZADD task_group:8 -5 x`) says "at once", not a time in 1970:
-    -- the member is due from the claim that first sees it, so its lateness counts from then.
-    if dueMs == '0' or dueMs == 0 then
-      dueMs = nowText
-    end
-    dues[#dues + 1] = dueMs
-  end
-  return ids, dues
-end
 local direct = plain and readyCount() == 0
 local anyBig = redis.call('HLEN', bigKey) > 1
 local candidates, candidateDues
 if direct then
   -- With big records about, a batch is likely cut by bytes long before max:
   -- look at fewer candidates (the rest stay due, so the reply says come back now).
-  candidates, candidateDues = dueMembers(now + lookahead, anyBig and math.min(max, 64) or max)
+  candidates, candidateDues = dueMembers(now + lookahead, anyBig and math.min(max, 64) or max, budget, unit, nowText)
 else
-  local ids, dues = dueMembers(now, limit)
+  local ids, dues = dueMembers(now, limit, budget, unit, nowText)
   if #ids > 0 then
     bulk('ZREM', delayedKey, ids)
     toReady(ids, dues)
@@ -228,61 +149,11 @@ else
   end
 end
 
--- A member named like the placeholder field of skyq's hashes, or the active set's
--- placeholder (lib.lua), can have no record or lease of its own: it becomes a dead
--- letter, never a lease.
--- Both may be among the candidates: look at every one, from the last.
-for i = #candidates, 1, -1 do
-  local name = candidates[i]
-  if name == KEEP_FIELD or name == KEEP_MEMBER then
-    if direct then
-      redis.call('ZREM', delayedKey, name)
-    else
-      redis.call('ZREM', readyKey, readyMember(candidateDues[i], name))
-      if name == KEEP_MEMBER then
-        redis.call('HDEL', dueKey, name) -- toReady wrote it; KEEP_FIELD's is the hash's own
-      end
-    end
-    redis.call('ZADD', deadKey, now, name)
-    redis.call('HSET', reasonKey, name, name == KEEP_FIELD and "the member is the name of skyq's placeholder field"
-      or "the member is the name of the active set's placeholder member")
-    table.remove(candidates, i)
-    table.remove(candidateDues, i)
-  end
-end
+-- Members named like skyq's placeholders become dead letters, never leases (claim-lib.lua).
+deadPlaceholders(candidates, candidateDues, direct, now)
 
--- 3. Lease. Records are read in chunks that keep the bytes read within the
---    budget (a record past it ends the batch, unless it is the first): records
---    over BIG_RECORD bytes have their size in the big hash (add.lua), any other
---    is at most that, so a chunk of n others reads at most n × BIG_RECORD.
-local sizes = anyBig and bulkRead('HMGET', bigKey, candidates) or nil
-local recs, taken, bytes = {}, 0, 0
--- (A spilled record's value is "<bytes>/<nonce>": its bytes are read after the
--- claim, by the client, but they count all the same.)
-local function sizeAt(i)
-  return sizes and sizes[i] and tonumber(string.match(sizes[i], '^%d+'))
-end
-while taken < #candidates do
-  local known = sizeAt(taken + 1)
-  local last = taken + 1
-  if taken > 0 and bytes + (known or BIG_RECORD) > budget then
-    break
-  end
-  if not known then
-    -- Up to the next big one, as many as the rest of the budget holds.
-    local room = math.floor((budget - bytes) / BIG_RECORD)
-    local stop = math.min(#candidates, taken + math.max(1, math.min(256, room)))
-    while last < stop and not (sizes and sizes[last + 1]) do
-      last = last + 1
-    end
-  end
-  local part = redis.call('HMGET', msgKey, unpack(candidates, taken + 1, last))
-  for j = 1, #part do
-    recs[taken + j] = part[j]
-    bytes = bytes + (known or (part[j] and #part[j]) or #candidates[taken + j])
-  end
-  taken = last
-end
+-- 3. Lease: the records, within the byte budget (claim-lib.lua), then the leases.
+local recs, taken = readRecords(candidates, anyBig, budget)
 
 local leased, token = {}, ''
 if taken > 0 then

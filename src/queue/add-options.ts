@@ -19,11 +19,35 @@ import {
 import { type Backoff, headerOf, recordOf, serialiseBody, tagsOf } from './record.js';
 import { SPILL_BYTES, type Spill, spill } from './spill.js';
 
-export interface AddOptions {
-  /** ms from now (default 0: ready at once) */
-  delay?: number;
-  /** when it is due, as a Date or epoch ms (instead of delay) */
-  runAt?: number | Date;
+/**
+ * When a message is due: `delay` from now, or at `runAt`; never both (default: at once). A
+ * delay is ms or a duration such as '5s', '250ms', '2m', '1h'.
+ */
+export type Due =
+  | {
+      /** how long from now: ms, or a duration such as '5s' (default 0: ready at once) */
+      delay?: number | string;
+      /** not with delay */
+      runAt?: never;
+    }
+  | {
+      /** not with runAt */
+      delay?: never;
+      /** when it is due, as a Date or epoch ms (on Redis's clock) */
+      runAt?: number | Date;
+    };
+
+/** The options of `queue.add(body, options)`: when it is due, plus how it runs. */
+export type AddOptions = Due & AddSettings;
+
+/** A new due time for `queue.reschedule(id, options)`: `delay` or `runAt`, and where to look. */
+export type RescheduleOptions = Due & {
+  /** look only in this group (default: the id's home group, then all) */
+  group?: number;
+};
+
+/** What add() takes besides the due time. */
+export interface AddSettings {
   /** 0..1,000,000, lower runs first; FIFO among equals (default 0) */
   priority?: number;
   /** your id: adding an id that is still pending changes nothing */
@@ -34,6 +58,7 @@ export interface AddOptions {
   group?: number;
   /** deliveries before it becomes a dead letter */
   attempts?: number;
+  /** how long a failed delivery waits before the next (default: the queue's backoff) */
   backoff?: Backoff;
   /** the job's name: a command table handler routes on it (`job.name`) */
   name?: string;
@@ -63,6 +88,7 @@ function checkDue(
     throw errors.invalidOption(name('delay'), 'give delay or runAt, not both');
   }
   if (runAt !== undefined) return { runAt: checkEpochMs(name('runAt'), runAt) };
+  if (typeof delay === 'string') return { delay: parseDuration(delay, name('delay')) };
   return { delay: delay === undefined ? 0 : checkDuration(name('delay'), delay) };
 }
 
@@ -82,6 +108,11 @@ export interface PreparedMessage {
   spill?: Spill;
   /** the caller id's dedupe window in ms (0: none) */
   dedupeMs: number;
+  /**
+   * keep a runAt already past as the due time (a sorted-set intake's member: its score), not
+   * Redis's now; set by src/queue/intake/zset-items.ts, never by an option
+   */
+  keepDue?: boolean;
 }
 /** One call's shared part: its clock reading and the headers made so far (most are alike). */
 export interface PrepareContext {

@@ -20,6 +20,10 @@ interface Anchor {
 /** The Redis time at `at` (a performance.now() reading), from an anchor. */
 const redisTimeAt = (anchor: Anchor, at: number): number => anchor.redisMs + (at - anchor.mono);
 
+/**
+ * Redis's clock as seen from this process: read once, then moved on by the local monotonic clock,
+ * and read again now and then.
+ */
 export class RedisClock {
   readonly #read: TimeReader;
   #anchor: Anchor | null = null;
@@ -40,6 +44,7 @@ export class RedisClock {
     return redisTimeAt(anchor, at ?? performance.now());
   }
 
+  /** Reads Redis's TIME again (the estimate is anchored to this reading). */
   measure(): Promise<void> {
     this.#measuring ??= this.#sample().finally(() => {
       this.#measuring = null;

@@ -17,9 +17,13 @@ function checkBoolean(field: string, value: unknown): boolean {
 
 import type { Backoff } from './record.js';
 
+/**
+ * The unit of the delayed sets' scores: ms (skyq's own), cs or s (for sets other programs write).
+ */
 export type ScoreUnit = 'ms' | 'cs' | 's';
 export const UNIT_MS: Record<ScoreUnit, number> = { ms: 1, cs: 10, s: 1000 };
 
+/** What `new Queue(options)` takes: where Redis is, how the queue is laid out, and its defaults. */
 export interface QueueOptions extends ConnectionOptions {
   /** key prefix; groups live at `<prefix>:<g>` (default `task_group`) */
   prefix?: string;
@@ -53,20 +57,31 @@ export interface QueueOptions extends ConnectionOptions {
   events?: boolean;
 }
 
+/** A queue's settings after checking, defaults filled in (`queue.config`). */
 export interface QueueConfig {
+  /** the key prefix: groups live at `<prefix>:<g>` */
   prefix: string;
+  /** how many groups (shards) */
   groups: number;
+  /** the unit of the delayed sets' scores */
   scoreUnit: ScoreUnit;
+  /** ms per score unit (1, 10 or 1000) */
   unitMs: number;
+  /** the largest body add() accepts, in bytes */
   maxBodyBytes: number;
+  /** deliveries per message unless add() says otherwise */
   attempts: number;
+  /** the retry backoff unless add() says otherwise */
   backoff: Backoff;
   /** null: finished jobs are forgotten at once */
   keepDone: Retention | null;
   /** null: dead letters stay until purged */
   keepDead: Retention | null;
+  /** the largest result kept whole */
   resultMaxBytes: number;
+  /** whether an evicting maxmemory-policy is warned about */
   warnEviction: boolean;
+  /** whether every event is published (done, dead and cancelled always are) */
   events: boolean;
 }
 

@@ -2,12 +2,19 @@
 // cannot be read says why; the others are unaffected.
 import type { QueueConfig } from './config.js';
 
+/** One group's depths, as `queue.counts()` reads them. */
 export interface GroupCounts {
+  /** the group */
   group: number;
+  /** waiting for their due time */
   delayed: number;
+  /** due, waiting for a consumer */
   ready: number;
+  /** leased to a consumer */
   active: number;
+  /** dead letters */
   dead: number;
+  /** paused: consumers lease nothing from it until resume() */
   paused: boolean;
   /** set when this group could not be read (a key of the wrong type, …); the figures are 0 */
   error?: string;

@@ -18,13 +18,19 @@ import { checkOrder, type PageOrder, pageOrder } from './page-order.js';
 import type { Body } from './record.js';
 import type { Unspill } from './spill.js';
 
+/** A dead letter: a message that failed its last attempt (or could not be read), with why. */
 export interface DeadLetter {
   /** the id (for ids that are not valid UTF-8, with \xNN escapes: use idBytes to act on them) */
   id: string;
+  /** the id's exact bytes, when they are not valid UTF-8 */
   idBytes?: Buffer;
+  /** its group */
   group: number;
+  /** when it died (epoch ms, Redis clock) */
   diedAt: number;
+  /** why it died */
   reason: string;
+  /** the last error its handler threw, if any */
   lastError: string | null;
   /** deliveries made */
   attempts: number;
@@ -38,17 +44,21 @@ export interface DeadLetter {
   recordBytes?: number;
 }
 
+/** One page of `queue.deadLetters.page()`, and where the next one starts. */
 export interface DeadLetterPage {
+  /** the letters, oldest death first */
   letters: DeadLetter[];
   /** pass as `after` for the next page; null when this page reached the end */
   next: string | null;
 }
 
+/** Which dead letters `page()` reads: a group, where to start, how many, how much of each body. */
 export interface DeadLetterPageOptions {
   /** only this group (default: all) */
   group?: number;
   /** a page's `next`: start after the letter it ends with */
   after?: string;
+  /** most letters on the page (default 50) */
   limit?: number;
   /** bodies cut to this many bytes (a preview), without reading the rest of them */
   previewBytes?: number;
@@ -72,6 +82,7 @@ type RunScript = (
   args: (string | number | Buffer)[],
 ) => Promise<unknown>;
 
+/** Which dead letters `retry()`, `purge()` and `act()` act on: a group, some ids, or all. */
 export interface DeadLetterSelection {
   /** only this group (default: all) */
   group?: number;
@@ -81,7 +92,9 @@ export interface DeadLetterSelection {
 
 /** What act() did: how many dead letters it retried or purged, and the asked-for ids it did not find. */
 export interface DeadLetterOutcome {
+  /** how many dead letters it retried or purged */
   count: number;
+  /** the ids asked for that were no dead letter */
   notFound: (string | Buffer)[];
 }
 
@@ -93,12 +106,14 @@ const PAGE_BYTES = 1024 * 1024;
 /** Most letters one dead-list call answers (its ENTRIES). */
 const ENTRIES_PER_CALL = 500;
 
+/** The dead letters of a queue (`queue.deadLetters`): page through them, retry or purge them. */
 export class DeadLetters {
   readonly #config: QueueConfig;
   readonly #run: RunScript;
   readonly #unspill: Unspill;
   readonly #readStart: ReadSpillStart;
 
+  /** @internal made by the Queue */
   constructor(config: QueueConfig, run: RunScript, unspill: Unspill, readStart: ReadSpillStart) {
     this.#config = config;
     this.#run = run;

@@ -20,8 +20,11 @@ import { checkDuration, checkGroup, checkInteger } from './options.js';
 import { DEFAULT_BACKOFF_MAX_MS } from './record.js';
 import type { Unspill } from './spill.js';
 
+/** What one `queue.poll(group, options)` leases, for how long, and what it acks on the way. */
 export interface PollOptions {
+  /** most messages to lease (default 100) */
   max?: number;
+  /** how long the leases hold, in ms (default 30 s) */
   leaseMs?: number;
   /** messages finished since the last poll: acked in the same call */
   ack?: readonly Message[];
@@ -35,9 +38,15 @@ export interface PollOptions {
    * the claim may lease (the tokens taken for it); the rest wait, held back in their order.
    * Names left out are not held back, and what was held of them is leased as usual.
    */
-  limits?: readonly { name: string; grant: number }[];
+  limits?: readonly {
+    /** the job name */
+    name: string;
+    /** how many of its messages this claim may lease */
+    grant: number;
+  }[];
 }
 
+/** What `queue.fail()` did: the message will be retried, it is dead, or the lease was no longer the caller's. */
 export type Outcome = 'retry' | 'dead' | 'stale';
 type Args = (string | number | Buffer)[];
 type Run = (name: ScriptName, group: number, args: Args) => Promise<unknown>;

@@ -13,26 +13,38 @@ import {
 } from './record.js';
 import { nonceOf } from './spill.js';
 
+/** Where a message is: waiting for its due time, due, leased, dead, or done and kept. */
 export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
 
-export interface MessageInfo {
+/** What `queue.get(id)` tells about one message; `B` is its body's type (see Queue). */
+export interface MessageInfo<B = Body> {
+  /** its id */
   id: string;
+  /** its group */
   group: number;
+  /** where it is now */
   state: MessageState;
-  body: Body;
+  /** the body (null for a done job whose body, over 64 KiB, was not kept: see bodyKept) */
+  body: B;
   /** the name it was added with, if any */
   name: string | undefined;
   /** the schedule occurrence it is, if it is one */
   schedule: ScheduleTag | undefined;
+  /** its priority (lower runs first) */
   priority: number;
   /** deliveries so far, the running one included */
   attempts: number;
+  /** deliveries it gets before it becomes a dead letter */
   maxAttempts: number;
+  /** when it is (or was) due, epoch ms on Redis's clock; null when not known */
   dueAt: number | null;
+  /** when it was added (epoch ms, producer clock); null for raw members */
   enqueuedAt: number | null;
+  /** the last error its handler threw, if any */
   lastError: string | null;
   /** the stack of the error a handler threw last (its first 8 KiB), when it was an Error */
   lastErrorStack: string | null;
+  /** dead: why it died */
   deadReason: string | null;
   /** active: when its lease ends (epoch ms, Redis clock) */
   leaseUntil?: number;

@@ -3,14 +3,19 @@ import { isUtf8 } from 'node:buffer';
 import type { Body, ScheduleTag } from './record.js';
 import { decodeRecord, textOf } from './record.js';
 
-export interface Message<T extends Body = Body> {
+/** A leased message as a consumer receives it; `T` is what its body is taken to be (see Queue). */
+export interface Message<T = Body> {
   /** the id; for a raw member that is not valid UTF-8, its bytes with \xNN escapes */
   id: string;
+  /** its group */
   group: number;
+  /** the body as it was added (a raw member's text, as a string or Buffer) */
   body: T;
   /** this delivery's number, from 1 */
   attempts: number;
+  /** deliveries it gets before it becomes a dead letter */
   maxAttempts: number;
+  /** its priority (lower runs first) */
   priority: number;
   /** when it was due (epoch ms, Redis clock) */
   dueAt: number;
@@ -30,8 +35,10 @@ export interface Message<T extends Body = Body> {
   durationMs?: number;
 }
 
-export interface PollResult {
-  messages: Message[];
+/** What one poll (claim) brought: the leased messages and when to look again. */
+export interface PollResult<B = Body> {
+  /** the messages leased */
+  messages: Message<B>[];
   /** Redis clock at the claim */
   now: number;
   /** when to look again if nothing came: next due time or lease expiry; -1 = nothing pending */
@@ -43,7 +50,12 @@ export interface PollResult {
   /** the group is paused: nothing was leased; resuming wakes the consumer */
   paused: boolean;
   /** leased messages whose record could not be read: poll dead-letters them */
-  malformed: { message: Message; reason: string }[];
+  malformed: {
+    /** the message, as much of it as could be read */
+    message: Message;
+    /** what is wrong with its record */
+    reason: string;
+  }[];
   /** how many this claim held back for the rate limits it was given (`limits`) */
   heldBack: number;
   /** how many of each name in `limits` are held back now in the group, in their order */

@@ -13,7 +13,9 @@ export function checkInteger(field: string, value: unknown, min: number, max: nu
     throw errors.invalidOption(field, 'must be an integer', value);
   }
   if (value < min || value > max) {
-    throw errors.invalidOption(field, `must be between ${min} and ${max}`, value);
+    // No one reads 9007199254740991 as "no upper bound": say only the bound that holds.
+    const range = max >= Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`;
+    throw errors.invalidOption(field, `must be ${range}`, value);
   }
   return value;
 }

@@ -12,7 +12,13 @@ import {
   singleAddError,
   spreadOverGroups,
 } from './add-bulk.js';
-import { type AddOptions, dueArgument, prepareContext, prepareMessage } from './add-options.js';
+import {
+  type AddOptions,
+  dueArgument,
+  prepareContext,
+  prepareMessage,
+  type RescheduleOptions,
+} from './add-options.js';
 import {
   Browser,
   type ListOptions,
@@ -44,9 +50,21 @@ import { type Unspill, unspill, unspillStart } from './spill.js';
 export type { GroupCounts } from './counts.js';
 export type { PollOptions } from './leases.js';
 
-export class Queue {
+/**
+ * A queue on Redis: add, cancel, reschedule and inspect messages, plus the consumer primitives
+ * (claim, ack, fail, extendLease, release) the actor runtime is built on.
+ *
+ * `B` is what this queue's bodies are (`new Queue<{ orderId: string }>()`), for add() and what
+ * get() and claim() hand back. It is a promise the caller makes, not a check: bodies are stored
+ * as JSON, text or bytes whatever the type says, and a raw member other programs add is its
+ * text.
+ */
+export class Queue<B = Body> {
+  /** its settings, checked, defaults filled in */
   readonly config: QueueConfig;
+  /** the ioredis client it uses (yours, when given as `connection`) */
   readonly client: RedisClient;
+  /** its dead letters: page, retry, purge */
   readonly deadLetters: DeadLetters;
   /** periodic schedules whose occurrences are messages of this queue */
   readonly schedules: Schedules;
@@ -93,7 +111,7 @@ export class Queue {
     );
     this.schedules = new Schedules({
       config: this.config,
-      run: (name, group, args) => this.run(name, group, args),
+      run: (name, group, args, buffers) => this.run(name, group, args, buffers),
       now: (group) => this.clock(group).now(),
     });
     this.rateLimits = new RateLimits(
@@ -153,7 +171,7 @@ export class Queue {
   }
 
   /** Adds one message; a refusal rejects with its own error (ERR_SKYQ_AUTH, ERR_SKYQ_REDIS, …). */
-  async add(body: Body, options?: AddOptions): Promise<string> {
+  async add(body: B, options?: AddOptions): Promise<string> {
     try {
       const [id] = await this.addBulk([{ body, options }]);
       return id as string;
@@ -166,7 +184,7 @@ export class Queue {
    * Adds many messages in one add.lua call per group and chunk. When some calls fail, rejects
    * with an AddBulkError saying which items went in (their ids) and which did not.
    */
-  async addBulk(items: { body: Body; options?: AddOptions | undefined }[]): Promise<string[]> {
+  async addBulk(items: { body: B; options?: AddOptions | undefined }[]): Promise<string[]> {
     if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
     const many = items.length > 1;
     const context = prepareContext();
@@ -189,10 +207,7 @@ export class Queue {
   }
 
   /** Gives a delayed or ready message a new due time; false when unknown, running or dead. */
-  async reschedule(
-    id: string | Buffer,
-    options: { delay?: number; runAt?: number | Date; group?: number },
-  ): Promise<boolean> {
+  async reschedule(id: string | Buffer, options: RescheduleOptions): Promise<boolean> {
     const { delay, runAt, group, ...rest } = checkObject('options', options);
     rejectUnknown('', rest);
     if (delay === undefined && runAt === undefined)
@@ -208,7 +223,12 @@ export class Queue {
     );
   }
 
-  async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo | null> {
+  /**
+   * Where one message is and how it went: state, due time, attempts, errors, body; for a kept done
+   * job its result. Null for an id it does not know (never added, cancelled, purged, or done and no
+   * longer kept).
+   */
+  async get(id: string | Buffer, options?: { group?: number }): Promise<MessageInfo<B> | null> {
     let found: MessageInfo | null = null;
     await onFirstGroup(this.config.groups, id, options, async (group, key) => {
       const ageMs = this.config.keepDone?.ageMs ?? 0;
@@ -219,7 +239,7 @@ export class Queue {
       found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
       return true;
     });
-    return found;
+    return found as MessageInfo<B> | null;
   }
 
   /**
@@ -247,11 +267,13 @@ export class Queue {
    * wait, a Queue has one reader per group waited on, and none polls.
    */
   waitFor(id: string, options: { timeoutMs?: number; group?: number } = {}): Promise<WaitResult> {
+    const get = (job: string, o?: { group?: number }) =>
+      this.get(job, o) as Promise<MessageInfo | null>;
     const waiters = () =>
       (this.#waiters ??= new Waiters(this.client, this.config.prefix, async (job, group) =>
-        endingOf(await this.get(job, { group })),
+        endingOf(await get(job, { group })),
       ));
-    return waitForJob((job, o) => this.get(job, o), waiters, id, options);
+    return waitForJob(get, waiters, id, options);
   }
 
   /**
@@ -295,18 +317,18 @@ export class Queue {
   }
 
   /** Promotes what is due and leases up to `max` ready messages, by priority then age. */
-  async claim(group: number, max = 100, leaseMs = 30_000): Promise<Message[]> {
+  async claim(group: number, max = 100, leaseMs = 30_000): Promise<Message<B>[]> {
     return (await this.poll(group, { max, leaseMs })).messages;
   }
 
   /** claim() with everything the runtime needs: next due time, and acks in the same call. */
-  async poll(group: number, options: PollOptions = {}): Promise<PollResult> {
-    return this.#leases.poll(group, options);
+  async poll(group: number, options: PollOptions = {}): Promise<PollResult<B>> {
+    return this.#leases.poll(group, options) as Promise<PollResult<B>>;
   }
 
   /** Acks finished messages; returns how many were still the caller's (see Message.token). */
-  async ack(messages: readonly Message[]): Promise<number> {
-    return this.#leases.ack(messages);
+  async ack(messages: readonly Message<unknown>[]): Promise<number> {
+    return this.#leases.ack(messages as readonly Message[]);
   }
 
   /**
@@ -315,15 +337,19 @@ export class Queue {
    * first 8 KiB) is kept with its message: get() tells it as `lastErrorStack`.
    * 'stale': the lease had passed to another consumer, and nothing changed.
    */
-  async fail(message: Message, error: unknown, options?: { retry?: boolean }): Promise<Outcome> {
+  async fail(
+    message: Message<unknown>,
+    error: unknown,
+    options?: { retry?: boolean },
+  ): Promise<Outcome> {
     const text = error instanceof Error ? error.message || error.name : String(error);
     const mode = options?.retry === false ? 'dead' : 'retry';
-    return this.#leases.fail(message, text, mode, stackOf(error));
+    return this.#leases.fail(message as Message, text, mode, stackOf(error));
   }
 
   /** Renews leases; returns how many were still the caller's. */
-  async extendLease(messages: readonly Message[], leaseMs: number): Promise<number> {
-    return this.#leases.extend(messages, leaseMs);
+  async extendLease(messages: readonly Message<unknown>[], leaseMs: number): Promise<number> {
+    return this.#leases.extend(messages as readonly Message[], leaseMs);
   }
 
   /**
@@ -331,18 +357,18 @@ export class Queue {
    * `attempted` (the handler ran and would not stop).
    */
   async release(
-    messages: readonly Message[],
+    messages: readonly Message<unknown>[],
     options: { attempted?: boolean } = {},
   ): Promise<number> {
-    return this.#leases.release(messages, options.attempted === true);
+    return this.#leases.release(messages as readonly Message[], options.attempted === true);
   }
 
-  /** Runs one script against one group's keys. */
-  run(name: ScriptName, group: number, args: Args): Promise<unknown> {
-    return this.#scripts.run(name, group, args);
+  /** @internal Runs one script against one group's keys (`buffers`: the reply's strings as Buffers). */
+  run(name: ScriptName, group: number, args: Args, buffers = false): Promise<unknown> {
+    return this.#scripts.run(name, group, args, buffers);
   }
 
-  /** Runs a script over several groups at once (see Scripts.runMulti). */
+  /** @internal Runs a script over several groups at once (see Scripts.runMulti). */
   runMulti(
     name: MultiGroupScriptName,
     routingKey: string,
@@ -356,6 +382,7 @@ export class Queue {
     return this.#scripts.run(name, group, args, true);
   }
 
+  /** Closes its connections (not a `connection` you gave) and ends its events() readers. */
   async close(): Promise<void> {
     if (this.#scripts.closed) return;
     this.#scripts.closed = true;

@@ -10,6 +10,7 @@
 import { isUtf8 } from 'node:buffer';
 import { errors } from '../base/errors.js';
 
+/** A value JSON can carry: what a body or a result may be, besides a Buffer. */
 export type JsonValue =
   | string
   | number
@@ -20,7 +21,9 @@ export type JsonValue =
 /** A body is a string (stored as is), bytes (a Buffer or Uint8Array), or any JSON value. */
 export type Body = JsonValue | Buffer;
 
+/** How long a failed delivery waits before the next: always `delay`, or doubling from it. */
 export interface Backoff {
+  /** fixed: the same wait each time; exponential: doubled for each further attempt */
   type: 'fixed' | 'exponential';
   /** ms before the first retry; exponential doubles it for each further one */
   delay: number;
@@ -39,6 +42,7 @@ export interface RecordFields {
 
 /** Which schedule occurrence a message is (see src/queue/schedules/). */
 export interface ScheduleTag {
+  /** the schedule's id */
   id: string;
   /** the occurrence's grid time, epoch ms */
   at: number;

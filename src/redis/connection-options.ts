@@ -3,19 +3,29 @@
 import type { Cluster, Redis } from 'ioredis';
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
+import { defaultRedisUrl } from './default-redis.js';
 import { checkSentinel, describeSentinel, type SentinelOptions } from './sentinel.js';
 import { checkTls, type TlsOptions } from './tls.js';
 
+/** An ioredis client: a standalone server's (or a Sentinel master's), or a cluster's. */
 export type RedisClient = Redis | Cluster;
 export type { SentinelNode, SentinelOptions } from './sentinel.js';
 
+/** One seed node of a Redis Cluster. */
 export interface ClusterNode {
+  /** its host name or address */
   host: string;
+  /** its port */
   port: number;
 }
 
+/** Where Redis is (one of redis, cluster, sentinel or connection), and how to talk to it. */
 export interface ConnectionOptions {
-  /** redis:// or rediss:// (TLS) URL of a standalone server (default redis://127.0.0.1:6379) */
+  /**
+   * redis:// or rediss:// (TLS) URL of a standalone server. Default, when no other connection
+   * option is given either: $REDIS_URL, else the embedded server `skyq start` runs (SKYQ_EMBEDDED_PORT,
+   * 6379), else redis://127.0.0.1:6379
+   */
   redis?: string;
   /** seed nodes of a Redis Cluster, instead of `redis` */
   cluster?: ClusterNode[];
@@ -61,6 +71,26 @@ const CONNECTION_KEYS = [
   'failFast',
   'unreachableMs',
 ] as const;
+
+/**
+ * The options with the Redis they reach: when they name none (no redis, cluster, sentinel or
+ * connection), REDIS_URL, else the embedded server `skyq start` runs, else 127.0.0.1
+ * (default-redis.ts).
+ */
+export function withDefaultRedis<T extends ConnectionOptions>(options: T): T {
+  const { redis, cluster, sentinel, connection } = options;
+  if (redis !== undefined || cluster !== undefined || sentinel !== undefined) return options;
+  if (connection !== undefined) return options;
+  const url = defaultRedisUrl();
+  if (url === process.env.REDIS_URL) {
+    try {
+      checkRedisUrl(url);
+    } catch (error) {
+      throw errors.invalidOption('REDIS_URL', (error as Error).message.replace(/^redis: /, ''));
+    }
+  }
+  return { ...options, redis: url };
+}
 
 /** The options without the connection ones (for checks of what remains), after checking them. */
 export function withoutConnectionOptions(
@@ -130,7 +160,7 @@ export function describeTarget(options: ConnectionOptions): string {
   if (options.sentinel) return describeSentinel(options.sentinel);
   if (options.cluster)
     return `cluster ${options.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
-  return redactUrl(options.redis ?? DEFAULT_REDIS_URL);
+  return redactUrl(options.redis ?? defaultRedisUrl());
 }
 
 /** Parses "host:port,host:port" (the CLI's --cluster, or the flag named) into nodes. */

@@ -10,10 +10,10 @@ import { boundWaits, DEFAULT_UNREACHABLE_MS } from './bounded-wait.js';
 import {
   type ConnectionOptions,
   checkConnectionOptions,
-  DEFAULT_REDIS_URL,
   describeTarget,
   type RedisClient,
   usesTls,
+  withDefaultRedis,
 } from './connection-options.js';
 import {
   describeConnectionError,
@@ -47,7 +47,8 @@ const RECONNECT_MAX_MS = 1000;
 /** Reconnect attempts of a fail-fast client that was connected once (a blip, a restart). */
 const FAIL_FAST_RETRIES = 3;
 
-export function connect(options: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
+export function connect(named: ConnectionOptions, extras: ConnectExtras = {}): RedisClient {
+  const options = withDefaultRedis(named);
   checkConnectionOptions(options);
   const pipelining = options.autoPipelining ?? true;
   let everReady = false;
@@ -90,7 +91,7 @@ export function connect(options: ConnectionOptions, extras: ConnectExtras = {}):
   } else if (options.sentinel !== undefined) {
     client = new Redis(sentinelRedisOptions(options.sentinel, common, options.tls));
   } else {
-    client = new Redis(options.redis ?? DEFAULT_REDIS_URL, common);
+    client = new Redis(options.redis as string, common);
   }
   client.on('ready', () => {
     everReady = true;

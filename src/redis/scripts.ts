@@ -34,6 +34,7 @@ export const SCRIPT_NAMES = [
   'schedule-advance',
   'schedule-remove',
   'schedule-list',
+  'schedule-home',
   'spill-drop',
   'intake-dead',
   'id-block',
@@ -58,6 +59,18 @@ export type MultiGroupScriptName = (typeof MULTI_GROUP_SCRIPTS)[number];
 const NUMBER_OF_KEYS = KEY_NAMES.length;
 const LUA_DIR = new URL('../lua/', import.meta.url);
 
+/**
+ * Helpers some group scripts share, put after lib.lua: the schedule scripts' (schedule-lib), the
+ * rate limits' held messages (lib-held: the claim holds them back, ratelimit-held counts them),
+ * the claim's own (claim-lib: remembered batches, due members).
+ */
+function extraLibsOf(name: string): string[] {
+  if (name.startsWith('schedule-')) return ['schedule-lib'];
+  if (name === 'claim') return ['lib-held', 'claim-lib'];
+  if (name === 'ratelimit-held') return ['lib-held'];
+  return [];
+}
+
 let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
 
 function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
@@ -70,16 +83,8 @@ ${read('previews')}
 ${read('events')}
 ${read('history')}
 ${read('dedupe')}`;
-    // The schedule scripts share helpers of their own too (schedule-lib.lua), and the claim
-    // holds messages back for the rate limits (lib-held.lua).
-    const scheduleLib = read('schedule-lib');
-    const heldLib = read('lib-held');
-    const prelude = (name: string) =>
-      name.startsWith('schedule-')
-        ? `${lib}\n${scheduleLib}`
-        : name === 'claim' || name === 'ratelimit-held'
-          ? `${lib}\n${heldLib}`
-          : lib;
+    // Helpers only some scripts need come after lib (EXTRA_LIBS).
+    const prelude = (name: string) => [lib, ...extraLibsOf(name).map(read)].join('\n');
     sources = new Map<ScriptName | MultiGroupScriptName, string>([
       ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
       ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),

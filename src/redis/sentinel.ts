@@ -7,11 +7,15 @@ import type { RedisOptions } from 'ioredis';
 import { errors } from '../base/errors.js';
 import { nodeTlsOptions, type TlsOptions } from './tls.js';
 
+/** One Redis Sentinel. */
 export interface SentinelNode {
+  /** its host name or address */
   host: string;
+  /** its port (26379 by convention) */
   port: number;
 }
 
+/** A master that Redis Sentinels name, and the logins for it and for them. */
 export interface SentinelOptions {
   /** some of the sentinels (one that answers is enough; the others are learnt from it) */
   nodes: SentinelNode[];
@@ -19,9 +23,11 @@ export interface SentinelOptions {
   master: string;
   /** login on the master and its replicas (ACL user; leave out for requirepass) */
   username?: string;
+  /** the master's and replicas' password */
   password?: string;
   /** login on the sentinels themselves (`requirepass` / `user` in sentinel.conf) */
   sentinelUsername?: string;
+  /** the sentinels' own password, if they ask for one */
   sentinelPassword?: string;
   /** database number on the master (default 0) */
   db?: number;

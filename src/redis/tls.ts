@@ -4,8 +4,10 @@
 import type { ConnectionOptions } from 'node:tls';
 import { errors } from '../base/errors.js';
 
-type Pem = string | Uint8Array;
+/** A PEM text, as a string or bytes. */
+export type Pem = string | Uint8Array;
 
+/** TLS settings: the CA that signed the server, and this client's certificate and key for mTLS. */
 export interface TlsOptions {
   /** PEM of the CA(s) that signed the server's certificate (default: Node's trusted CAs) */
   ca?: Pem | Pem[];

@@ -2,8 +2,10 @@
 // calls it answers (skynet's debug protocol plus drain and resume).
 import type { Message } from '../queue/message.js';
 import type { RateLimitSpec } from '../queue/ratelimit/spec.js';
+import type { Body } from '../queue/record.js';
 import type { ActorStat } from './launcher-stats.js';
 
+/** What a handler gets beside its job: a signal to stop on, and how late it started. */
 export interface JobContext {
   /** aborted when the handler runs past the actor's time limit, or shutdown asks it to stop */
   readonly signal: AbortSignal;
@@ -11,7 +13,13 @@ export interface JobContext {
   readonly lateMs: number;
 }
 
-export type Handler = (job: Message, context: JobContext) => unknown;
+/**
+ * What handles a job: its return value is the job's result, a throw or rejection fails it.
+ * `B` is what the handler expects its jobs' bodies to be (`Handler<{ orderId: string }>`); skyq
+ * does not check it: bodies are what producers added (and a raw member other programs add is
+ * its text).
+ */
+export type Handler<B = Body> = (job: Message<B>, context: JobContext) => unknown;
 
 export interface ActorSettings {
   group: number;
@@ -32,10 +40,24 @@ export interface ActorSettings {
 
 /** What every actor answers without handler code: skynet's debug protocol. */
 export interface ActorApi {
+  /** answers at once while the actor's thread is alive */
   ping(): 'pong';
+  /** the actor's figures */
   stat(): ActorStat;
-  mem(): { heapUsed: number; heapTotal: number; external: number };
-  drain(graceMs: number): Promise<{ released: number }>;
+  /** the thread's heap, in bytes */
+  mem(): {
+    /** heap in use */
+    heapUsed: number;
+    /** heap reserved */
+    heapTotal: number;
+    /** memory outside the heap (Buffers) */
+    external: number;
+  };
+  /** stops claiming, lets running handlers finish up to graceMs, hands the rest back */
+  drain(graceMs: number): Promise<{
+    /** leases handed back unstarted or unfinished */
+    released: number;
+  }>;
   /** start claiming (an actor started paused) */
   resume(): void;
   /** look at the group now (the launcher's watcher saw work the actor was not told of) */

@@ -5,8 +5,10 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { QueueOptions } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
+import { DoneRates } from './done-rate.js';
 import { Intake } from './intake/intake.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, intakeLogFile } from './logger.js';
@@ -30,10 +32,13 @@ export interface CoordinatorData {
   watch: WatchSettings;
   /** lists the intake moves into skyq (none: no intake) */
   intake: IntakeSpec[];
+  /** sorted sets the intake consumes as they fall due (zsetIntake) */
+  zsetIntake: ZsetIntakeSpec[];
   logDir: string;
   logLevel: string;
 }
 
+/** What `launcher.debug(group, command)` asks an actor: skynet's debug protocol. */
 export type DebugCommand = 'ping' | 'stat' | 'mem';
 
 /** Unchanged figures are published again this often, well within the registry's TTL. */
@@ -58,6 +63,7 @@ export class Coordinator {
   readonly #watcher: Watcher;
   #timer: NodeJS.Timeout | undefined;
   #published = { mark: '', at: 0 };
+  readonly #rates = new DoneRates();
   /** the launcher's latest check of each server (eviction policy, clock), published with the figures */
   #servers: ServerState[] = [];
   readonly #intake: Intake | null = null;
@@ -83,8 +89,19 @@ export class Coordinator {
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
       warnEviction: false, // the launcher checks every server itself
+      unreachableMs: 0, // waits for its answers, as the actors do (actor-thread.ts)
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
+    if (data.intake.length > 0 || data.zsetIntake.length > 0) {
+      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
+      this.#intake = new Intake(
+        this.#queue,
+        data.queue,
+        { lists: data.intake, zsets: data.zsetIntake },
+        data.launcherId,
+        this.#intakeLog.logger,
+      );
+    }
     this.#watcher = new Watcher(
       this.#queue,
       data.groups,
@@ -97,17 +114,8 @@ export class Coordinator {
       },
       data.watch,
       (problem) => this.notes.push(problem),
+      this.#intake?.watchedZsets(),
     );
-    if (data.intake.length > 0) {
-      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
-      this.#intake = new Intake(
-        this.#queue,
-        data.queue,
-        data.intake,
-        data.launcherId,
-        this.#intakeLog.logger,
-      );
-    }
   }
 
   /** Starts publishing and watching; resolves with what the watcher uses. */
@@ -116,7 +124,8 @@ export class Coordinator {
       this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
     }
     await this.#watcher.start();
-    await this.#intake?.start();
+    // Without the watcher's ticks, an idle sorted set is read once a second by its own lane.
+    await this.#intake?.start(this.#data.watch.intervalMs > 0 ? 0 : 1000);
     return { keyspaceEvents: this.#watcher.notified, notes: this.notes };
   }
 
@@ -181,7 +190,13 @@ export class Coordinator {
       const view = { group, restarts: slot.restarts, lastCrash: slot.lastCrash };
       if (!slot.stats) return { ...view, status: 'down' };
       blocks.push(slot.stats);
-      const stat = { ...slot.stats.figures(buckets), group, threadId: slot.threadId };
+      const rate = this.#rates.rate(group);
+      const stat = {
+        ...slot.stats.figures(buckets),
+        group,
+        threadId: slot.threadId,
+        ...(rate === undefined ? {} : { donePerSecond: rate }),
+      };
       return { ...view, status: slot.actor ? 'ok' : 'down', stat };
     });
     const { launcherId, host, pid, startedAt } = this.#data;
@@ -215,6 +230,10 @@ export class Coordinator {
    * then only refreshed before they expire, not sent every second.
    */
   async #publish(): Promise<void> {
+    const done = new Map<number, number>();
+    for (const [group, slot] of this.#slots)
+      if (slot.stats) done.set(group, slot.stats.get('done'));
+    this.#rates.sample(Date.now(), done);
     const stats = this.stats(false, true);
     const mark = JSON.stringify([
       stats.actors.map((a) => [a.status, a.restarts, a.stat]),

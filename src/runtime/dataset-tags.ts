@@ -15,15 +15,21 @@ import { serverName } from '../redis/servers.js';
 /** The key of a group's dataset tag: in the group's slot, beside its other keys. */
 export const datasetKey = (prefix: string, group: number): string => `{${prefix}:${group}}:dataset`;
 
+/** What some groups held: messages waiting, due, leased and dead. */
 export interface Depths {
+  /** waiting for their due time */
   delayed: number;
+  /** due, waiting for a consumer */
   ready: number;
+  /** leased */
   active: number;
+  /** dead letters */
   dead: number;
 }
 
 /** A server that came back without the data it had. */
 export interface DataLoss {
+  /** host:port */
   server: string;
   /** the groups whose tag was gone or changed */
   groups: number[];
@@ -32,7 +38,12 @@ export interface DataLoss {
   /** how long the server was away, as this process saw it (null: it never saw it go) */
   awayMs: number | null;
   /** what those groups held at the last reading before (null: never read) */
-  before: (Depths & { at: number }) | null;
+  before:
+    | (Depths & {
+        /** when it was read (ms) */
+        at: number;
+      })
+    | null;
 }
 
 interface Seen {

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { errors } from '../base/errors.js';
 import type { Message } from '../queue/message.js';
 import type { Handler, JobContext } from './actor-types.js';
+import { importModule, shownHandler } from './handler-load.js';
 import type { Logger } from './logger.js';
 
 /** A handler module path (relative to cwd) or file URL, as a file URL. */
@@ -20,24 +21,28 @@ export function handlerUrl(spec: string): string {
  * '*' for any other name (and for unnamed jobs).
  */
 export async function importHandler(url: string): Promise<Handler> {
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    throw errors.actor(`cannot load handler ${url}: ${(error as Error).message}`, error);
-  }
+  const module = await importModule(url);
   if (typeof module.default === 'function') return module.default as Handler;
-  const table =
-    typeof module.default === 'object' && module.default !== null
-      ? (module.default as Record<string, unknown>)
-      : module;
+  const byDefault = typeof module.default === 'object' && module.default !== null;
+  const table = byDefault ? (module.default as Record<string, unknown>) : module;
   const commands = new Map<string, Handler>();
+  let notFunction: string | undefined;
   for (const [name, value] of Object.entries(table)) {
-    if (name !== 'default' && typeof value === 'function') commands.set(name, value as Handler);
+    if (name === 'default') continue;
+    if (typeof value === 'function') commands.set(name, value as Handler);
+    else notFunction ??= name;
+  }
+  const notTable = (why: string) => errors.actor(`handler ${shownHandler(url)}${why}`);
+  // A default object is a command table and nothing else; named exports may hold other values.
+  if (notFunction !== undefined && byDefault) {
+    throw notTable(
+      `: \`${notFunction}\` is not a function (a command table maps job names to functions: { 'email.send': fn, '*': fallback })`,
+    );
   }
   if (commands.size === 0) {
-    throw errors.actor(
-      `handler ${url} must export a default function (async (job) => {}) or a command table ({ 'email.send': fn, '*': fallback })`,
+    const which = notFunction === undefined ? '' : `: \`${notFunction}\` is not a function`;
+    throw notTable(
+      ` must export a default function (async (job) => {}) or a command table ({ 'email.send': fn, '*': fallback })${which}`,
     );
   }
   return commandTable(commands);

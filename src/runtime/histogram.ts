@@ -103,9 +103,13 @@ function rounded(count: number, p50: number, p99: number, p999: number, max: num
 }
 
 /** A histogram as it travels (JSON, threads): only the buckets that hold something. */
+/** A histogram's buckets and totals, as they travel between threads and processes. */
 export interface HistogramData {
+  /** values counted */
   count: number;
+  /** their sum, in ms */
   sumMs: number;
+  /** the largest, in ms */
   maxMs: number;
   /** bucket index, count, bucket index, count, … */
   buckets: number[];
@@ -143,12 +147,19 @@ export function mergeHistograms(parts: HistogramData[]): HistogramData {
   return out;
 }
 
+/** A histogram's percentiles, in ms. */
 export interface Summary {
+  /** values counted (0: the figures are 0 and mean nothing) */
   count: number;
+  /** median */
   p50: number;
+  /** 99th percentile */
   p99: number;
+  /** 99.9th percentile */
   p999: number;
+  /** the largest */
   max: number;
+  /** the mean */
   mean: number;
 }
 

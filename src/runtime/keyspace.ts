@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import { withTimeout } from './rpc.js';
 
+/** Keyspace notifications for other programs' ZADDs: use them when on, turn them on, or never. */
 export type KeyspaceMode = 'auto' | 'enable' | 'off';
 
 export interface KeyspaceSubscription {

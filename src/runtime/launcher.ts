@@ -9,6 +9,7 @@ import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import type { Message } from '../queue/message.js';
 import { Queue } from '../queue/queue.js';
 import { connect, ensureReachable } from '../redis/connection.js';
@@ -31,16 +32,26 @@ const FORMAT_CHECK_MS = 15_000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
+  /** where it is reached */
   readonly url: string;
+  /** stops it */
   close(): Promise<void>;
 }
 
+/**
+ * A running set of actors, one worker thread per group, and their coordinator (what
+ * startActors() resolves with): their figures, restarts, and a graceful stop.
+ */
 export class Launcher {
+  /** this launcher's id: host, pid and a random part */
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  /** the groups it runs actors for */
   readonly groups: number[];
   /** the lists the intake moves into skyq, checked, in order */
   readonly intake: IntakeSpec[];
-  readonly log: FileLogger;
+  /** the sorted sets the intake consumes as their members fall due, checked, in order */
+  readonly zsetIntake: ZsetIntakeSpec[];
+  readonly #log: FileLogger;
   readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
   #coordinatorWorker: Worker | null = null;
@@ -52,11 +63,16 @@ export class Launcher {
   /** the HTTP server, when started with the `http` option (set by src/start.ts) */
   http: AttachedServer | null = null;
 
-  constructor(plan: StartPlan, log: FileLogger) {
+  /**
+   * @internal startActors() makes launchers. The log is made here, so the class's public face
+   * names no type of the logger's (pino's need esModuleInterop in a consumer's build).
+   */
+  constructor(plan: StartPlan) {
     this.#plan = plan;
     this.groups = plan.groups;
     this.intake = plan.intake;
-    this.log = log;
+    this.zsetIntake = plan.zsetIntake;
+    this.#log = fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel);
   }
 
   /** The Queue options the actors were started with (checked). */
@@ -74,6 +90,7 @@ export class Launcher {
     return this.#coordinatorProxy().stats();
   }
 
+  /** Asks one actor a debug command (ping, stat, mem); 'TIMEOUT' when it does not answer in time. */
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {
     return this.#coordinatorProxy().debug(group, command, timeoutMs);
   }
@@ -91,6 +108,7 @@ export class Launcher {
     await supervisor.kill('restarted on request');
   }
 
+  /** How many times the actor of `group` was restarted. */
   restarts(group: number): number {
     return this.#supervisors.find((s) => s.group === group)?.restarts ?? 0;
   }
@@ -122,13 +140,14 @@ export class Launcher {
     await this.#coordinatorWorker?.terminate();
     await this.#pool?.destroy();
     this.#checkClient?.disconnect();
-    this.log.logger.info({ event: 'stopped', released }, 'launcher stopped');
-    this.log.flush();
+    this.#log.logger.info({ event: 'stopped', released }, 'launcher stopped');
+    this.#log.flush();
   }
 
   #checkClient: ReturnType<typeof connect> | null = null;
 
   /**
+   * @internal
    * Checks every server before any actor starts: an evicting policy refuses the start (unless
    * allowed); then checks again after every reconnect. A server that cannot be read in time
    * does not hold the start up: the checks go on in the background.
@@ -142,7 +161,7 @@ export class Launcher {
     const checks = new ServerChecks(client, {
       allowEviction: plan.allowEviction,
       wallClock: plan.wallClock,
-      report: reportTo(this.log.logger),
+      report: reportTo(this.#log.logger),
       dataset: { prefix, groups: Array.from({ length: groups }, (_, g) => g) },
     });
     this.#checks = checks;
@@ -152,6 +171,7 @@ export class Launcher {
     checks.watch();
   }
 
+  /** @internal Starts the coordinator, the pool and one supervised actor per group. */
   async _start(data: CoordinatorData, paused: boolean): Promise<void> {
     const plan = this.#plan;
     const worker = new Worker(workerFile('coordinator'), { workerData: data });
@@ -172,7 +192,7 @@ export class Launcher {
       void coordinator.noteServers(checks.states);
       checks.onChange((states) => void coordinator.noteServers(states).catch(() => undefined));
     }
-    for (const note of watching.notes) this.log.logger.warn({ event: 'watch', note }, note);
+    for (const note of watching.notes) this.#log.logger.warn({ event: 'watch', note }, note);
     if (plan.poolSize > 0) {
       this.#pool = new Piscina({
         filename: workerFile('handler-task').href,
@@ -203,7 +223,7 @@ export class Launcher {
             detach: (g) => coordinator.detach(g),
             poolPort: () => this.#newPoolPort(),
             crashed: (g, reason, restarts, pauseMs) => {
-              this.log.logger.error(
+              this.#log.logger.error(
                 { event: 'crash', group: g, reason, restarts, pauseMs },
                 `actor ${g} crashed`,
               );
@@ -217,7 +237,7 @@ export class Launcher {
     await Promise.all(this.#supervisors.map((s) => s.start()));
     const { groups, id } = this;
     const keyspaceEvents = watching.keyspaceEvents;
-    this.log.logger.info({ event: 'started', groups, id, keyspaceEvents }, 'launcher started');
+    this.#log.logger.info({ event: 'started', groups, id, keyspaceEvents }, 'launcher started');
   }
 
   /** A port an actor uses to run its handler on the shared pool; null without a pool. */
@@ -255,10 +275,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
   // One quick look before any thread starts: no Redis fails the start in seconds, with the
   // reason, not once per actor after each one's connection gave up.
   await ensureReachable(plan.queue);
-  const launcher = new Launcher(
-    plan,
-    fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel),
-  );
+  const launcher = new Launcher(plan);
   try {
     await launcher._checkServers();
     await checkDataFormat(plan.queue);
@@ -274,6 +291,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
         publishEveryMs: 1000,
         watch: plan.watch,
         intake: plan.intake,
+        zsetIntake: plan.zsetIntake,
         logDir: plan.logDir,
         logLevel: plan.logLevel,
       },

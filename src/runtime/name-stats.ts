@@ -29,9 +29,13 @@ export const NAME_STATS_BYTES =
   NUMBERS * Float64Array.BYTES_PER_ELEMENT +
   NAME_SLOTS * NAME_CHARS * Uint16Array.BYTES_PER_ELEMENT;
 
+/** The figures of one job name (named jobs only). */
 export interface NameFigure {
+  /** the job name (past the first 100 names, 'other') */
   name: string;
+  /** jobs of that name done */
   done: number;
+  /** jobs of that name that failed an attempt */
   failed: number;
   /** handler duration, ms */
   summary: Summary;

@@ -20,6 +20,7 @@ const TAGS_EVERY_MS = 5000;
 /** After a cluster node's connection ended, how long before looking for it again. */
 const NODE_BACK_MS = 1000;
 
+/** What a launcher last found about one Redis server: eviction policy, clock, lost data. */
 export interface ServerState {
   /** host:port */
   server: string;
@@ -27,9 +28,11 @@ export interface ServerState {
   policy: string | null;
   /** the policy can delete skyq's keys */
   evicting: boolean;
+  /** why the policy could not be read, when it could not */
   policyUnreadable?: string;
   /** the server's clock minus this process's, in ms (positive: the server is ahead) */
   skewMs: number | null;
+  /** when it was last checked (epoch ms) */
   checkedAt: number;
   /** the last time it came back without skyq's data, as this process saw it */
   dataLost?: DataLoss;

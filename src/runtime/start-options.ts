@@ -1,11 +1,19 @@
 // What the runtime's launchActors() accepts, checked once before any thread starts, and
 // turned into the settings each part of the runtime gets.
 
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
+import {
+  checkZsetIntake,
+  type ZsetIntakeOption,
+  type ZsetIntakeSpec,
+} from '../queue/intake/zset-spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
+import { withDefaultRedis } from '../redis/connection-options.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import type { KeyspaceMode } from './keyspace.js';
@@ -36,7 +44,9 @@ export interface RuntimeOptions extends QueueOptions {
   handler?: string;
   /** run the handler module on a piscina pool of this many threads (default 0: in the actor) */
   pool?: number;
+  /** where the actors' JSON-lines logs go (default ./logs) */
   logDir?: string;
+  /** trace, debug, info (default), warn, error, fatal or silent */
   logLevel?: string;
   /** how long graceful shutdown waits for running handlers (default 10 s) */
   graceMs?: number;
@@ -62,6 +72,12 @@ export interface RuntimeOptions extends QueueOptions {
    * `BRPOP high normal low` takes them): names, or { list, group, priority }
    */
   intake?: (string | IntakeListOption)[];
+  /**
+   * sorted sets other programs use as their delay queue (`ZADD key <due> <member>`), consumed
+   * where they lie: each member becomes a message when it falls due on Redis's clock, its score
+   * read in `scoreUnit` ('s', 'cs' or 'ms'): [{ key, scoreUnit, group?, priority? }]
+   */
+  zsetIntake?: ZsetIntakeOption[];
   /**
    * at most `max` messages started per `perMs`, shared by every launcher on the same Redis and
    * prefix; per job name too: `{ 'email.send': { max, perMs } }` ('*' = the whole queue)
@@ -95,6 +111,7 @@ export interface StartPlan {
   allowEviction: boolean;
   wallClock: () => number;
   intake: IntakeSpec[];
+  zsetIntake: ZsetIntakeSpec[];
 }
 
 export function planStart(options: RuntimeOptions): StartPlan {
@@ -121,6 +138,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
   const rateLimit = checkRateLimit(options.rateLimit);
+  const intake = checkIntake(options.intake, config.groups);
   const keyspaceEvents = options.keyspaceEvents ?? 'auto';
   if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
     throw errors.invalidOption(
@@ -159,7 +177,13 @@ export function planStart(options: RuntimeOptions): StartPlan {
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
     allowEviction: checkBoolean('allowEviction', options.allowEviction),
     wallClock: checkClock(options.wallClock),
-    intake: checkIntake(options.intake, config.groups),
+    intake,
+    zsetIntake: checkZsetIntake(
+      options.zsetIntake,
+      config.groups,
+      config.prefix,
+      intake.map((spec) => spec.list),
+    ),
   };
 }
 
@@ -202,7 +226,8 @@ function queueOptionsOf(options: RuntimeOptions): QueueOptions {
   for (const name of QUEUE_OPTION_NAMES) {
     if (options[name] !== undefined) picked[name] = options[name];
   }
-  return picked as QueueOptions;
+  // Resolved once, here: every thread then uses the same server (default-redis.ts).
+  return withDefaultRedis(picked as QueueOptions);
 }
 
 /** Actors run in worker threads, which take code by module path: a function cannot travel. */
@@ -216,5 +241,8 @@ function checkHandlerPath(handler: unknown): string {
   if (typeof handler !== 'string') {
     throw errors.invalidOption('handler', 'must be a module path', handler);
   }
+  // Said before any thread starts (or the CLI starts a server), not by each actor in turn.
+  const path = fileURLToPath(handlerUrl(handler));
+  if (!existsSync(path)) throw errors.invalidOption('handler', `no such file: ${path}`);
   return handler;
 }

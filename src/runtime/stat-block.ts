@@ -23,22 +23,45 @@ export const ACTOR_STATES = [
   'stopped',
   'halted',
 ] as const;
+/** One of ACTOR_STATES. */
 export type ActorState = (typeof ACTOR_STATES)[number];
 
+/** An actor's counters, each counting up from its start. */
+export interface Counters {
+  /** leased by this actor */
+  claimed: number;
+  /** handler succeeded and the ack went out */
+  done: number;
+  /** handler threw, rejected or timed out */
+  failed: number;
+  /** failures that went back to wait for another attempt */
+  retried: number;
+  /** dead-lettered by this actor (failed last attempt, unreadable record) */
+  dead: number;
+  /** ack/fail/extend refused: the lease had passed to another consumer */
+  stale: number;
+  /** running or waiting for their due time right now */
+  inFlight: number;
+  /** set aside by a claim for a per-name rate limit (unleased, no attempt counted) */
+  heldBack: number;
+}
+/** The name of one of the Counters. */
+export type CounterName = keyof Counters;
+/** The counters, in the order they sit in an actor's shared block. */
 export const COUNTER_NAMES = [
-  'claimed', // leased by this actor
-  'done', // handler succeeded and the ack went out
-  'failed', // handler threw, rejected or timed out
-  'retried', // failures that went back to wait for another attempt
-  'dead', // dead-lettered by this actor (failed last attempt, unreadable record)
-  'stale', // ack/fail/extend refused: the lease had passed to another consumer
-  'inFlight', // running or waiting for their due time right now
-  'heldBack', // set aside by a claim for a per-name rate limit (unleased, no attempt counted)
-] as const;
-export type CounterName = (typeof COUNTER_NAMES)[number];
-export type Counters = Record<CounterName, number>;
+  'claimed',
+  'done',
+  'failed',
+  'retried',
+  'dead',
+  'stale',
+  'inFlight',
+  'heldBack',
+] as const satisfies readonly CounterName[];
 
+/** An actor's histograms: lateness (start − due), handler duration, Redis round trips. */
 export const HISTOGRAM_NAMES = ['lateness', 'handler', 'redisRtt'] as const;
+/** One of HISTOGRAM_NAMES. */
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 
 const STATE = 0;
@@ -61,7 +84,9 @@ const SLOT_OF = Object.fromEntries(COUNTER_NAMES.map((name, i) => [name, COUNTER
 
 /** What a block holds at one moment. */
 export interface BlockFigures extends Counters {
+  /** the actor's state */
   state: ActorState;
+  /** when its thread started (epoch ms) */
   startedAt: number;
   /** the last error the actor noted (poll failed, Redis unreachable, …) */
   lastError: string | null;
@@ -158,7 +183,9 @@ export class StatBlock {
   }
 
   counters(): Counters {
-    return Object.fromEntries(COUNTER_NAMES.map((name) => [name, this.get(name)])) as Counters;
+    return Object.fromEntries(
+      COUNTER_NAMES.map((name) => [name, this.get(name)]),
+    ) as unknown as Counters;
   }
 
   histogram(name: HistogramName): Histogram {
@@ -201,7 +228,7 @@ export function totalFigures(
 ): Counters & Pick<BlockFigures, 'histograms' | 'summary' | 'names'> {
   const counters = Object.fromEntries(
     COUNTER_NAMES.map((name) => [name, blocks.reduce((sum, block) => sum + block.get(name), 0)]),
-  ) as Counters;
+  ) as unknown as Counters;
   const merged = (name: HistogramName) => {
     const into = new Float64Array(HISTOGRAM_SLOTS);
     for (const block of blocks) block.histogram(name).addTo(into);

@@ -157,12 +157,39 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     },
     time: { valid: [], bad: [['an argument', ['x']]] },
     'schedule-upsert': {
-      valid: ['1', 'args-s', 'digest', '{"id":"args-s"}', '|0|3|f1000|', 's', '', '0'],
+      valid: ['1', 'args-s', 'digest', '{"id":"args-s"}', '|0|3|f1000|', 's'].concat([
+        '1',
+        '',
+        '0',
+        '',
+        '0',
+        '',
+        '0',
+      ]),
       bad: [],
     },
     'schedule-advance': { valid: ['1', 'args-s', '1000', 'digest', '', '0'], bad: [] },
-    'schedule-remove': { valid: ['args-s'], bad: [['an empty id', ['']]] },
-    'schedule-list': { valid: [''], bad: [['nothing at all', []]] },
+    'schedule-remove': {
+      valid: ['args-s', ''],
+      bad: [
+        ['an empty id', ['', '']],
+        ['a fence without its generation', ['args-s', '', 'fence']],
+      ],
+    },
+    'schedule-home': {
+      valid: ['read', 'args-s'],
+      bad: [
+        ['a claim without its group', ['claim', 'args-s']],
+        ['a release of a marker without its generation', ['release', 'args-s', '3']],
+      ],
+    },
+    'schedule-list': {
+      valid: [''],
+      bad: [
+        ['nothing at all', []],
+        ['a second argument not records', ['', 'bodies']],
+      ],
+    },
     'spill-drop': {
       valid: ['nonce'],
       bad: [
@@ -173,7 +200,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
     'id-block': { valid: ['1000'], bad: [['zero ids', ['0']]] },
     format: { valid: ['2'], bad: [['nothing at all', []]] },
-    'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
+    'watch-many': {
+      valid: ['1', '$prefix', '0'],
+      bad: [
+        ['no groups', ['1', '$prefix']],
+        ['a sorted set without its unit', ['1', '$prefix', '0', 'zsets', 'k']],
+        ['a sorted set with a unit of 7', ['1', '$prefix', 'zsets', 'k', '7']],
+      ],
+    },
+    'intake-zmove': { valid: ['1000', '10', '4096', '10'], bad: [] },
     'intake-commit': { valid: ['1', '0'], bad: [] },
     'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
     'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
@@ -224,13 +259,15 @@ function badValues(name: string, valid: Args): Case[] {
     'dead-list': [1, 2, 3, 5],
     'dead-retry': [2],
     'dead-purge': [2],
-    'schedule-upsert': [1, 7, 8],
+    'schedule-upsert': [1, 7, 9, 10, 11, 12, 13],
+    'schedule-remove': [2],
     'schedule-advance': [1, 3, 5, 6],
     'intake-dead': [4],
     format: [1],
     'watch-many': [1, 3],
     'intake-commit': [1, 2],
     'intake-alive': [2],
+    'intake-zmove': [1, 2, 3, 4],
     'ratelimit-take': [2, 3, 4, 5, 6],
     'ratelimit-list': [2],
     list: [1, 3, 4, 6, 7],
@@ -263,6 +300,10 @@ function badValues(name: string, valid: Args): Case[] {
       [4, '[1, 2]'],
     ],
     'schedule-advance': [[2, '']],
+    'schedule-home': [
+      [1, 'take'],
+      [2, ''],
+    ],
     'intake-dead': [[1, '']],
     'watch-many': [[2, '']],
     'intake-alive': [[1, '']],

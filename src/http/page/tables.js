@@ -151,7 +151,7 @@ export function renderNames(tbody, names) {
   );
 }
 
-/** Per intake list of every launcher: its length, items moved and their rate. */
+/** Per intake list (or sorted set) of every launcher: its length, items moved and their rate. */
 export function renderIntake(section, lists) {
   section.hidden = lists.length === 0;
   syncRows(
@@ -168,7 +168,7 @@ export function renderIntake(section, lists) {
         el('td', { 'data-cell': 'error' }),
       ),
     (row, l) => {
-      setCell(row, 'list', l.list);
+      setCell(row, 'list', l.scoreUnit ? `${l.list} (sorted set, ${l.scoreUnit})` : l.list);
       setCell(row, 'launcher', l.launcher);
       setCell(row, 'group', String(l.group));
       setCell(row, 'priority', String(l.priority));

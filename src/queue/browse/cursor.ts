@@ -6,7 +6,9 @@
 import { errors } from '../../base/errors.js';
 import type { PageOrder } from '../page-order.js';
 
+/** The states `queue.list()` pages through. */
 export const LIST_STATES = ['delayed', 'ready', 'active', 'done', 'dead'] as const;
+/** One of LIST_STATES: delayed, ready, active, done or dead. */
 export type ListState = (typeof LIST_STATES)[number];
 
 export interface ListPosition {

@@ -11,12 +11,17 @@ export const PREVIEW_BYTES = PREVIEW_CHARS * 4;
 /** list.lua's fields per item */
 export const ITEM_FIELDS = 7;
 
+/** One message on a page of `queue.list()`: where it is, and the start of its body. */
 export interface ListItem {
   /** the id (for ids that are not valid UTF-8, with \xNN escapes: use idBytes to act on them) */
   id: string;
+  /** the id's exact bytes, when they are not valid UTF-8 (raw members other programs added) */
   idBytes?: Buffer;
+  /** its group */
   group: number;
+  /** the state it was listed in */
   state: ListState;
+  /** its job name, if it has one */
   name: string | undefined;
   /** when it is (or was) due, epoch ms; null for a dead letter */
   dueAt: number | null;
@@ -34,6 +39,7 @@ export interface ListItem {
   finishedAt?: number;
   /** dead: when it died, and why */
   diedAt?: number;
+  /** dead: why it died */
   reason?: string;
 }
 

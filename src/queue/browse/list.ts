@@ -22,6 +22,7 @@ import { ITEM_FIELDS, type ListItem, listItem, type PlacedItem, PREVIEW_BYTES } 
 export type { ListState } from './cursor.js';
 export type { ListItem } from './item.js';
 
+/** What `queue.list(state, options)` reads: which group, how many, from where, which ids. */
 export interface ListOptions {
   /** only this group (default: all) */
   group?: number;
@@ -41,7 +42,9 @@ export interface ListOptions {
 /** How many messages each state holds (what list() would page through). */
 export type StateCounts = Record<ListState, number>;
 
+/** One page of `queue.list()`, and where the next one starts. */
 export interface ListPage {
+  /** the messages on this page, in the state's order */
   items: ListItem[];
   /** pass as `cursor` for the next page; null when this page reached the end */
   cursor: string | null;

@@ -5,6 +5,7 @@ import { errors } from '../../base/errors.js';
 import { FORMAT_VERSION } from '../../base/format-version.js';
 import { textOf } from '../record.js';
 
+/** The kinds of events `queue.events()` hands out. */
 export const EVENT_TYPES = [
   'added',
   'started',
@@ -15,11 +16,16 @@ export const EVENT_TYPES = [
   'rescheduled',
   'stale',
 ] as const;
+/** One of EVENT_TYPES. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** One event of `queue.events()`: what happened to which job, when, and where to read on from. */
 export interface QueueEvent {
+  /** what happened */
   type: EventType;
+  /** the job's id */
   id: string;
+  /** the job's group */
   group: number;
   /** the job's name, when it has one (stale events never know it: nothing reads the record) */
   name: string | undefined;

@@ -14,6 +14,7 @@ import { type EventsFrom, formatCursor, type Positions, parseFrom } from './curs
 import { eventsOf, type QueueEvent, type RawEvent } from './event.js';
 import { compareEntryIds, mergedEvents } from './merged.js';
 
+/** What `queue.events(options)` reads: which groups, from where, and whether it waits for more. */
 export interface EventsOptions {
   /** the groups to read (default: all) */
   groups?: number[];

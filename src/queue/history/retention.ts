@@ -2,6 +2,7 @@
 import { errors } from '../../base/errors.js';
 import { checkDuration, checkInteger, checkObject, rejectUnknown } from '../options.js';
 
+/** How many finished jobs (or dead letters) a group keeps, and for how long. */
 export interface Retention {
   /** most finished jobs kept per group (the oldest go first) */
   count: number;

@@ -7,9 +7,20 @@ import type { Body } from '../record.js';
 import type { Waiters } from './waiters.js';
 
 /** How a job waited for ended: its result, or the error it died of. */
+/** How a job `queue.waitFor(id)` waited for ended: done with its result, or dead with its error. */
 export type WaitResult =
-  | { state: 'done'; result: Body | undefined }
-  | { state: 'dead'; error: string | null };
+  | {
+      /** its handler succeeded */
+      state: 'done';
+      /** what the handler returned (undefined when nothing, or not kept whole) */
+      result: Body | undefined;
+    }
+  | {
+      /** it failed its last attempt, or could not be read */
+      state: 'dead';
+      /** the last error its handler threw, if any */
+      error: string | null;
+    };
 
 export type GetInfo = (id: string, options: { group?: number }) => Promise<MessageInfo | null>;
 

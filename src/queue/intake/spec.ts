@@ -9,6 +9,7 @@ import { hashString } from '../../base/keys.js';
 import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
 import { checkListName } from './holding.js';
 
+/** One list an intake moves into skyq (startActors' `intake` option), with where its items go. */
 export interface IntakeListOption {
   /** the Redis list producers LPUSH onto */
   list: string;
@@ -20,8 +21,11 @@ export interface IntakeListOption {
 
 /** One list, checked: where its items go and how they rank. */
 export interface IntakeSpec {
+  /** the Redis list producers LPUSH onto */
   list: string;
+  /** the group its items go to */
   group: number;
+  /** their priority */
   priority: number;
   /** its position in the option: part of its items' ids */
   index: number;

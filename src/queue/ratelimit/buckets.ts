@@ -31,9 +31,13 @@ export interface TakeResult {
 export interface BucketState {
   /** the job name, or '*' for the whole queue */
   name: string;
+  /** at most this many starts … */
   max: number;
+  /** … per this many ms */
   perMs: number;
+  /** the most tokens it saves up (a tenth of max, at least 1) */
   cap: number;
+  /** the tokens in it now */
   tokens: number;
   /** a job name's messages held back now, over every group (0 for the whole queue's) */
   held: number;
@@ -59,12 +63,14 @@ type RunKeys = (
 ) => Promise<unknown>;
 type Run = (name: ScriptName, group: number, args: string[]) => Promise<unknown>;
 
+/** The shared rate-limit buckets of a queue (`queue.rateLimits`): what limits are live, and how full. */
 export class RateLimits {
   readonly #keys: ReturnType<typeof rateKeys>;
   readonly #groups: number;
   readonly #runKeys: RunKeys;
   readonly #run: Run;
 
+  /** @internal made by the Queue */
   constructor(prefix: string, groups: number, runKeys: RunKeys, run: Run) {
     this.#keys = rateKeys(prefix);
     this.#groups = groups;
@@ -72,7 +78,7 @@ export class RateLimits {
     this.#run = run;
   }
 
-  /** Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
+  /** @internal Takes (and hands back) tokens of several buckets in one call on Redis's clock. */
   async take(requests: readonly TakeRequest[]): Promise<TakeResult[]> {
     if (requests.length === 0) return [];
     const keys = [this.#keys.index, ...requests.map((r) => this.#keys.bucket(r.name))];

@@ -6,8 +6,11 @@
 import { errors } from '../../base/errors.js';
 import { checkInteger, checkName } from '../options.js';
 
+/** At most `max` starts per `perMs` milliseconds. */
 export interface Rate {
+  /** most starts in a window */
   max: number;
+  /** the window, in ms */
   perMs: number;
 }
 

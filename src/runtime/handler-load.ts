@@ -1,0 +1,97 @@
+// Loading the user's handler module, and saying why it could not load in one line a newcomer
+// can act on: a syntax error with its line and column (Node gives them for CommonJS only, so
+// an ES module is asked again with `node --check`), and ES module syntax in a `.js` that Node
+// loads as CommonJS explained, without Node's own two-line warning printed before it.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { errors } from '../base/errors.js';
+
+/** A handler module URL as a person reads it: its path, for a file. */
+export function shownHandler(url: string): string {
+  return url.startsWith('file:') ? fileURLToPath(url) : url;
+}
+
+/** import() of the handler module; rejects with one readable line when it cannot load. */
+export async function importModule(url: string): Promise<Record<string, unknown>> {
+  const unmute = muteModuleHint();
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    const path = shownHandler(url);
+    throw errors.actor(`cannot load handler ${path}: ${explain(error as Error, path)}`, error);
+  } finally {
+    // Node emits its warning on a later tick: keep it muted until then.
+    setImmediate(unmute);
+  }
+}
+
+/**
+ * Node warns "To load an ES module, set "type": "module" …" (two lines on stderr) before the
+ * SyntaxError that explain() turns into advice: drop that one warning while the module loads,
+ * and pass every other warning on to Node's own printing.
+ */
+function muteModuleHint(): () => void {
+  const listeners = process.listeners('warning');
+  const filter = (warning: Error) => {
+    if (/^To load an ES module/.test(warning.message)) return;
+    for (const listener of listeners) listener.call(process, warning);
+  };
+  process.removeAllListeners('warning');
+  process.on('warning', filter);
+  return () => {
+    process.off('warning', filter);
+    for (const listener of listeners) process.on('warning', listener);
+  };
+}
+
+function explain(error: Error, path: string): string {
+  const message = (error.message ?? String(error)).split('\n')[0] as string;
+  if (error.name !== 'SyntaxError') return message;
+  const where = locate(error.stack ?? '') ?? locate(checkSyntax(path));
+  const esmSyntax = /Unexpected token 'export'|Cannot use import statement outside a module/;
+  if (extname(path) === '.js' && esmSyntax.test(message)) {
+    const keyword = /'export'/.test(message) ? 'export' : 'import';
+    const at = where ? `, line ${where.line}` : '';
+    const mjs = `${basename(path, '.js')}.mjs`;
+    return `it uses ES module syntax (${keyword}${at}), but Node loads a .js file as CommonJS here (${packageOf(path)}): rename it ${mjs}, or write module.exports = … instead`;
+  }
+  return where
+    ? `SyntaxError at line ${where.line}, column ${where.column}: ${message}`
+    : `SyntaxError: ${message}`;
+}
+
+/** "file:2\n  source\n      ^" at the start of a syntax error's stack, as Node prints it. */
+function locate(text: string): { line: number; column: number } | undefined {
+  const [head, , caret] = text.split('\n');
+  const line = /:(\d+)$/.exec(head ?? '')?.[1];
+  const column = (caret ?? '').indexOf('^');
+  if (line === undefined || column < 0) return undefined;
+  return { line: Number(line), column: column + 1 };
+}
+
+/** What `node --check` says of the file (for an ES module, whose import() error has no place). */
+function checkSyntax(path: string): string {
+  const run = spawnSync(process.execPath, ['--no-warnings', '--check', path], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return run.stderr ?? '';
+}
+
+/** Which package.json makes the file CommonJS, said as a reason. */
+function packageOf(path: string): string {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    try {
+      const type = (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown }).type;
+      return type === undefined
+        ? `${file} has no "type": "module"`
+        : `${file} says "type": ${JSON.stringify(type)}`;
+    } catch {
+      // none here (or unreadable): look further up
+    }
+    if (dirname(dir) === dir) return 'no package.json above it says "type": "module"';
+  }
+}
