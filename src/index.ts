@@ -37,6 +37,7 @@ export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.
 export type { Outcome } from './queue/leases.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { MessageInfo, MessageState } from './queue/message-info.js';
+export type { PageOrder } from './queue/page-order.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { BucketState, RateLimits } from './queue/ratelimit/buckets.js';

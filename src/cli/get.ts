@@ -1,5 +1,5 @@
 // skyq get <id>: where one message is and how it went: state, due time,
-// attempts, last error, dead reason and a preview of its body.
+// attempts, last error (with its stack), dead reason and a preview of its body.
 import type { Command } from 'commander';
 import type { MessageInfo } from '../queue/message-info.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
@@ -69,6 +69,9 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
       info.enqueuedAt === null ? `- (${addedBy(info)})` : whenText(info.enqueuedAt, now),
     ],
     ['last error', info.lastError === null ? '-' : preview(info.lastError, BODY_PREVIEW)],
+    ...(info.lastErrorStack === null
+      ? []
+      : [['error stack', frames(info.lastErrorStack)] as [string, string]]),
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
@@ -81,8 +84,19 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
   if (info.state === 'done') rows.push(...doneRows(info, now));
   if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
   const width = Math.max(...rows.map(([name]) => name.length));
-  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+  // A value of several lines (a stack) goes on under its first, in the value column.
+  const under = `\n${' '.repeat(width + 2)}`;
+  return rows
+    .map(([name, value]) => `${name.padEnd(width)}  ${value.replaceAll('\n', under)}`)
+    .join('\n');
 }
+
+/** A stack's lines as they are, each made printable (no control character reaches the terminal). */
+const frames = (stack: string): string =>
+  stack
+    .split('\n')
+    .map((line) => printable(line.trim()))
+    .join('\n');
 
 /** Who added a message whose record has no enqueue time. */
 const addedBy = (info: MessageInfo): string =>

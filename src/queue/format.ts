@@ -43,7 +43,11 @@
 //     An intake holding list may hold a sorted set's members (zsetIntake, lua/intake-zmove.lua):
 //     its entry in `{<prefix>:intake}:holding` names the set's `scoreUnit`, and its items are
 //     `<due ms>:<member>` (src/queue/intake/zset-items.ts). Older code adopting such a list
-//     after a crash would add each item, due time and all, as a body due now
+//     after a crash would add each item, due time and all, as a body due now.
+//     A failed job's `err` field may keep its handler's stack after the message,
+//     `<message>\xff<stack>` (lua/fail.lua, src/queue/error-stack.ts; at most 8 KiB): older
+//     code would show the stack as part of the error. A format-7 value (no 0xff) reads as the
+//     message alone, with no stack
 import { errors } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { keyOf } from '../base/keys.js';

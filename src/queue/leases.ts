@@ -170,8 +170,8 @@ export class Leases {
     );
   }
 
-  /** `mode` 'dead': dead-letter at once, with `text` as the reason. */
-  fail(message: Message, text: string, mode: 'retry' | 'dead'): Promise<Outcome> {
+  /** `mode` 'dead': dead-letter at once, with `text` as the reason; `stack`: kept beside it. */
+  fail(message: Message, text: string, mode: 'retry' | 'dead', stack = ''): Promise<Outcome> {
     const group = checkGroup('message.group', message?.group, this.#config.groups);
     this.#ofGroup(group, [message]);
     const cap = this.#config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS;
@@ -187,6 +187,7 @@ export class Leases {
       cap,
       events,
       retentionArg(this.#config.keepDead),
+      stack,
     ];
     return this.#run('fail', group, args) as Promise<Outcome>;
   }

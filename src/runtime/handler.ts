@@ -75,12 +75,12 @@ export function defaultHandler(log: Logger): Handler {
 
 /**
  * How a job ended on the pool: null when it resolved to nothing, its result, or what it threw
- * (and its code).
+ * (and its code and stack).
  */
 export type PoolOutcome =
   | null
   | { result: unknown }
-  | { name: string; message: string; code?: string };
+  | { name: string; message: string; code?: string; stack?: string };
 
 /** A job sent to the pool: how late it started, and the ref its reports carry (pool-reports.ts). */
 export type PoolJob = [job: Message, lateMs: number, ref: number];
@@ -146,8 +146,14 @@ export function poolHandler(pool: PoolApi): Handler {
           else if (outcome instanceof Error) reject(outcome);
           else if ('result' in outcome) resolve(resultFromPool(outcome.result));
           else {
-            const { name, code } = outcome;
-            reject(Object.assign(new Error(outcome.message), code ? { name, code } : { name }));
+            const { name, code, stack } = outcome;
+            const error = Object.assign(
+              new Error(outcome.message),
+              code ? { name, code } : { name },
+            );
+            // The pool thread's stack (the handler's frames), not this thread's.
+            if (stack) error.stack = stack;
+            reject(error);
           }
         },
       });

@@ -100,11 +100,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     fail: {
-      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', ''],
+      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', '', 'Error: boom'],
       bad: [
         [
           'a malformed dead-letter retention',
-          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', 'ever'],
+          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', 'ever', ''],
+        ],
+        [
+          'a stack over 8 KiB',
+          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', '', 's'.repeat(8193)],
         ],
       ],
     },
@@ -328,7 +332,7 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-list': [[1, '']],
     list: [
       [2, 'waiting'],
-      [8, 'last'],
+      [8, 'end'],
     ],
   };
   const out: Case[] = [];
