@@ -171,6 +171,10 @@ describe('skyq get --logs and the job API', () => {
         'step 1 of 2',
         'step 2 of 2',
       ]);
+      const events = await runCli(['events', '--from', 'start', ...flags]);
+      expect(events.stdout).toMatch(
+        new RegExp(`g\\d  progress +${id}  progress \\{"done":true\\}`),
+      );
       const json = JSON.parse((await runCli(['get', id, '--json', ...flags])).stdout);
       expect(json).toMatchObject({
         progress: { done: true },

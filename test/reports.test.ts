@@ -1,12 +1,13 @@
 // Progress and log lines of running jobs through the primitives (queue.progress, queue.log):
 // what get() shows, the bounds (4 KiB, 1 KiB, the last 100 lines), refusal once the lease is
 // lost, that both go with the record wherever it is forgotten, the progress events and
-// waitFor's onProgress. Real redis-server.
+// waitFor's onProgress; and the same on a 3-master cluster. Real redis-server.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf } from '../src/base/keys.js';
-import type { Message, Queue, QueueEvent } from '../src/index.js';
-import { claimAtLeast, useQueueRedis, waitFor } from './helpers/queue.js';
+import { type Message, Queue, type QueueEvent } from '../src/index.js';
+import { claimAtLeast, freshPrefix, plainClient, useQueueRedis, waitFor } from './helpers/queue.js';
+import { type RedisClusterHandle, startCluster } from './helpers/redis.js';
 
 const redis = useQueueRedis();
 
@@ -230,4 +231,40 @@ describe('progress and log lines', () => {
       jobs.map((job, i) => [job.id, job.name, i * 10]),
     );
   });
+});
+
+describe('progress and log lines on a 3-master cluster', () => {
+  let cluster: RedisClusterHandle;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 60_000);
+  afterAll(async () => cluster?.stop());
+
+  it('live in each group’s slot, on its master, and go with the record there', async () => {
+    const q = new Queue({ cluster: cluster.nodes, prefix: freshPrefix('rc'), keepDone: false });
+    const plain = plainClient({ cluster: cluster.nodes });
+    await q.ready();
+    try {
+      const ids = await q.addBulk(
+        Array.from({ length: 10 }, (_, g) => ({ body: g, options: { group: g } })),
+      );
+      const jobs: Message[] = [];
+      for (let g = 0; g < 10; g++) jobs.push(...(await claimAtLeast(q, g, 1)));
+      for (const job of jobs) {
+        expect(await q.progress(job, { group: job.group })).toBe(true);
+        expect(await q.log(job, `in group ${job.group}`)).toBe(true);
+      }
+      for (const [g, id] of ids.entries()) {
+        expect(await q.get(id)).toMatchObject({ progress: { group: g }, logs: [`in group ${g}`] });
+      }
+      await q.ack(jobs);
+      for (const [g, id] of ids.entries()) {
+        expect(await plain.exists(`{${q.config.prefix}:${g}}:log:${id}`)).toBe(0);
+        expect(await plain.exists(keyOf(q.config.prefix, g, 'progress'))).toBe(0);
+      }
+    } finally {
+      plain.disconnect();
+      await q.close();
+    }
+  }, 60_000);
 });

@@ -85,7 +85,7 @@ export class Reports {
         if (jobs.length === 0) return;
         log.warn(
           { event: 'report-refused', jobs: jobs.slice(0, 20), count: jobs.length },
-          'progress and log lines refused: the lease was lost (timed out, or expired and went to another consumer)',
+          'progress and log lines refused: the lease is no longer ours (the job ended or timed out, or its lease expired)',
         );
       },
       (error: unknown) => errors.note('could not record progress or log lines', error, stats),
