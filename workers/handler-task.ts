@@ -1,5 +1,6 @@
 // piscina task: runs the user's handler module on a pool thread for CPU-heavy
-// work. It gets the job only; Redis connections and timers stay in the actors.
+// work. It gets the job only; Redis connections and timers stay in the actors, to
+// which its ctx.progress and ctx.log calls go back (src/runtime/pool-reports.ts).
 
 import { stackOf } from '../src/queue/error-stack.js';
 import type { Handler } from '../src/runtime/actor.js';
