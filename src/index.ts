@@ -31,7 +31,7 @@ export type { EventsFrom } from './queue/events/cursor.js';
 export { EVENT_TYPES, type EventType, type QueueEvent } from './queue/events/event.js';
 export type { EventsOptions } from './queue/events/reader.js';
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';
-export type { WaitResult } from './queue/history/wait-for.js';
+export type { WaitForOptions, WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption, IntakeSpec } from './queue/intake/spec.js';
 export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.js';
 export type { Outcome } from './queue/leases.js';

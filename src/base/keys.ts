@@ -30,6 +30,7 @@ export const KEY_NAMES = [
   'dedupe', // zset caller id → when its dedupe window ends (ms): lua/dedupe.lua, KEYS[25]
   'pre', // hash id → the start of a record over 2 KiB, what a page of previews reads (lua/previews.lua, KEYS[26])
   'format', // string: the format of the group's data; scripts refuse a newer one (lua/format-guard.lua, KEYS[27])
+  'progress', // hash id → "<lines logged>|<progress JSON>" of jobs that reported; their lines in lists `{prefix:g}:log:<id>` (lua/reports.lua)
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

@@ -29,6 +29,7 @@ const FILES = [
   'job.js',
   'job-actions.js',
   'job-sections.js',
+  'job-reports.js',
   'jobs.js',
   'schedule-jobs.js',
   'table-labels.js',

@@ -39,6 +39,7 @@ export const SCRIPT_NAMES = [
   'intake-dead',
   'id-block',
   'ratelimit-held',
+  'report',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
