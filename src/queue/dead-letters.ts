@@ -56,8 +56,8 @@ export interface DeadLetterPage {
 export interface DeadLetterPageOptions {
   /** only this group (default: all) */
   group?: number;
-  /** a page's `next`: start after the letter it ends with */
-  after?: string;
+  /** a page's `next`: start after the letter it ends with (null: the first page) */
+  after?: string | null;
   /** most letters on the page (default 50) */
   limit?: number;
   /** bodies cut to this many bytes (a preview), without reading the rest of them */
@@ -162,7 +162,9 @@ export class DeadLetters {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const preview = this.#preview(options.previewBytes);
     const cursor =
-      options.after === undefined ? null : decodeCursor(options.after, this.#config.groups);
+      options.after === undefined || options.after === null
+        ? null
+        : decodeCursor(options.after, this.#config.groups);
     const order = pageOrder(options.order, cursor?.order ?? null, 'newest', 'after');
     const after = cursor?.position ?? null;
     const compare = comparerOf(order);

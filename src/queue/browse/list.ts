@@ -28,8 +28,8 @@ export interface ListOptions {
   group?: number;
   /** most items on the page (default 50, at most 500) */
   limit?: number;
-  /** the previous page's cursor: this page starts after its last entry */
-  cursor?: string;
+  /** the previous page's cursor: this page starts after its last entry (null: the first page) */
+  cursor?: string | null;
   /** only ids that start with this text */
   prefix?: string;
   /**
@@ -117,7 +117,10 @@ export class Browser {
       group === undefined
         ? Array.from({ length: this.#config.groups }, (_, g) => g)
         : [checkGroup('group', group, this.#config.groups)];
-    const from = cursor === undefined ? null : decodeListCursor(cursor, state, this.#config.groups);
+    const from =
+      cursor === undefined || cursor === null
+        ? null
+        : decodeListCursor(cursor, state, this.#config.groups);
     const reading = pageOrder(order, from?.order ?? null, DEFAULT_ORDER[state], 'cursor');
     const after = from?.position ?? null;
     const compare = comparerOf(reading);

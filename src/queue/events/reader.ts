@@ -57,13 +57,46 @@ export function readEvents(
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw errors.invalidOption('signal', 'must be an AbortSignal', signal);
   const start = parseFrom(from, read);
+  const unique = [...new Set(read)];
+  // 'now' is when events() was called: every group's last entry read at once, from here.
+  const latest = start.others === 'now' ? lastEntries(client, prefix, unique) : null;
+  latest?.catch(() => undefined); // a failure shows when the iteration awaits it
   return {
     [Symbol.asyncIterator]: () =>
-      follow$(client, prefix, [...new Set(read)], start, follow as boolean, [
+      follow$(client, prefix, unique, start, latest, follow as boolean, [
         signal as AbortSignal | undefined,
         closing,
       ]),
   };
+}
+
+/**
+ * Each group's last entry now ('0-0' for an empty stream), read in one atomic call on a
+ * standalone server (MULTI) and all at once on a cluster: one after the other, an event written
+ * meanwhile in a group not read yet was skipped.
+ */
+async function lastEntries(
+  client: RedisClient,
+  prefix: string,
+  groups: number[],
+): Promise<Map<number, string>> {
+  const stream = (group: number) => keyOf(prefix, group, 'fin');
+  const idOf = (reply: unknown) => (reply as [string, unknown][])[0]?.[0] ?? '0-0';
+  let replies: unknown[];
+  if (isCluster(client)) {
+    replies = await Promise.all(
+      groups.map((g) => client.xrevrange(stream(g), '+', '-', 'COUNT', 1)),
+    );
+  } else {
+    const multi = client.multi();
+    for (const group of groups) multi.xrevrange(stream(group), '+', '-', 'COUNT', 1);
+    const results = (await multi.exec()) ?? [];
+    replies = results.map(([error, reply]) => {
+      if (error) throw error;
+      return reply;
+    });
+  }
+  return new Map(groups.map((group, i) => [group, idOf(replies[i])]));
 }
 
 async function* follow$(
@@ -71,6 +104,7 @@ async function* follow$(
   prefix: string,
   groups: number[],
   start: ReturnType<typeof parseFrom>,
+  latest: Promise<Map<number, string>> | null,
   follow: boolean,
   ends: (AbortSignal | undefined)[],
 ): AsyncGenerator<QueueEvent> {
@@ -82,15 +116,12 @@ async function* follow$(
     positions.set(event.group, { entry, seen });
     return { ...event, cursor: formatCursor(positions) };
   };
-  // Where each group starts: as `from` says, else at its last entry now (or the beginning).
+  // Where each group starts: as `from` says, else at its last entry when events() was called
+  // (or the beginning).
+  const now = latest ? await latest : null;
   for (const group of groups) {
     if (positions.has(group)) continue;
-    let entry = '0-0';
-    if (start.others === 'now') {
-      const last = await client.xrevrange(streamOf(group), '+', '-', 'COUNT', 1);
-      entry = last[0]?.[0] ?? '0-0';
-    }
-    positions.set(group, { entry, seen: null });
+    positions.set(group, { entry: now?.get(group) ?? '0-0', seen: null });
   }
   if (!follow) {
     const stopped = () => signals.some((end) => end.aborted);
