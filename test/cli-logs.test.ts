@@ -117,7 +117,8 @@ describe('log files', () => {
       expect(shown.code).toBe(0);
       const consumed = [...shown.stdout.matchAll(/ body=message (\d+) /g)].map((m) => Number(m[1]));
       expect(consumed.length).toBeGreaterThan(10);
-      expect(consumed.at(-1)).toBe(299); // the newest survive, the live file read last
+      // The newest survive (handlers run 100 at a time, so the last lines are of the last few).
+      expect(Math.max(...consumed)).toBe(299);
       expect(shown.stdout).toMatch(/actor 0 stopped/);
     } finally {
       starter.child.kill('SIGKILL');

@@ -54,6 +54,7 @@ export const SCRIPT_COMMANDS = [
   'hget',
   'hgetall', // schedule-list.lua: a group's schedules
   'hincrby',
+  'hkeys', // lib-ids.lua forgetReports: the jobs that reported progress, when fewer than forgotten
   'hlen',
   'hmget',
   'hset',

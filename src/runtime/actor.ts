@@ -216,7 +216,10 @@ export class Actor {
       await this.#limits.settle(polled, max);
       if (polled.paused) this.#pauses.paused(polled.now);
       else this.#pauses.resumed(polled.now);
-      if (this.#modes.enter(polled.paused ? 'paused' : 'running')) {
+      // A drain that began while the claim was on its way keeps its mode: what the claim
+      // leased is scheduled below and finished or handed back by the drain.
+      const next = polled.paused ? 'paused' : 'running';
+      if (this.#modes.looping && this.#modes.enter(next)) {
         this.#log.info(
           { event: this.#modes.now },
           polled.paused ? 'group paused' : 'group resumed',
