@@ -96,24 +96,6 @@ describe('rate limits', () => {
       expect(unique.size).toBe(total); // lost 0
       expect(all.length).toBe(total); // duplicates 0
       expect([...unique].sort()).toEqual([...ids].sort());
-      if (all.some((s) => s.attempts !== 1)) {
-        const { readdirSync, readFileSync } = await import('node:fs');
-        console.log(
-          'ATTEMPTS',
-          JSON.stringify(all.filter((s) => s.attempts !== 1)),
-          'first',
-          first.at,
-        );
-        for (const dir of [options.logDir])
-          for (const f of readdirSync(dir))
-            console.log(
-              f,
-              readFileSync(`${dir}/${f}`, 'utf8')
-                .split('\n')
-                .filter((l) => /stopped|stale|drain|error|lease|crash|restart/.test(l))
-                .join('\n'),
-            );
-      }
       expect(all.filter((s) => s.attempts !== 1)).toEqual([]); // waiting charged no attempt
       const buckets = await queue.rateLimits.list();
       expect(buckets).toMatchObject([{ name: '*', max: 200, perMs: 1000, cap: 20 }]);
