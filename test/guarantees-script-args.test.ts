@@ -107,6 +107,7 @@ describe('every Lua script refuses malformed arguments', () => {
       'lib-held',
       'previews',
       'events',
+      'flow-lib',
       'history',
       'dedupe',
       'schedule-lib',

@@ -45,6 +45,7 @@ if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
   publish('dead', { id }, { nameOf(rec) }, reason)
+  flow.recordDied(id, rec, reason, now) -- a flow child's parent learns it (flow-lib.lua)
   trimDead(ARGV[9], now, 1 + TRIM_SLACK)
   return 'dead'
 end

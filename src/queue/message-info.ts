@@ -5,6 +5,7 @@ import {
   type Body,
   type DecodedRecord,
   decodeRecord,
+  type FlowParent,
   headerBars,
   readTags,
   type ScheduleTag,
@@ -12,8 +13,26 @@ import {
 } from './record.js';
 import { nonceOf } from './spill.js';
 
-/** Where a message is: waiting for its due time, due, leased, dead, or done and kept. */
-export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
+/**
+ * Where a message is: waiting for its due time, due, leased, dead, done and kept, or (a flow
+ * parent) waiting for its children.
+ */
+export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done' | 'waiting';
+
+/** A flow parent's children counted by where they are (queue.flows). */
+export interface ChildCounts {
+  /** how many children it has */
+  total: number;
+  /** children not ended yet, by state (waiting: a child that is a parent too) */
+  delayed: number;
+  ready: number;
+  active: number;
+  waiting: number;
+  /** children that ended: done, dead (an optional one, or the one its parent died of), cancelled */
+  done: number;
+  dead: number;
+  cancelled: number;
+}
 
 /** What `queue.get(id)` tells about one message; `B` is its body's type (see Queue). */
 export interface MessageInfo<B = Body> {
@@ -57,7 +76,23 @@ export interface MessageInfo<B = Body> {
   bodyKept?: false;
   /** when its id's dedupe window ends (epoch ms, Redis clock), while one is open */
   dedupeUntil?: number;
+  /** a flow child: its parent */
+  parent?: FlowParent;
+  /** a flow parent: its children counted by state (queue.flows.get(id) has each one) */
+  children?: ChildCounts;
 }
+
+/** Counts of `total` children none of which is known to be anywhere yet. */
+export const noChildren = (total: number): ChildCounts => ({
+  total,
+  delayed: 0,
+  ready: 0,
+  active: 0,
+  waiting: 0,
+  done: 0,
+  dead: 0,
+  cancelled: 0,
+});
 
 /** The header (and tags) of a stub whose body key is gone, as a record of its own. */
 function keptHeader(record: Buffer | null): DecodedRecord | null {
@@ -115,6 +150,9 @@ export function messageInfo(
     deadReason: text(deadReason),
   };
   if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
+  if (decoded.parent) info.parent = decoded.parent;
+  // A flow parent: counted by queue.get from its flow data (flows/read.ts childCounts).
+  if (decoded.childCount !== undefined) info.children = noChildren(decoded.childCount);
   if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
     info.bodyKept = false;
   }

@@ -1,7 +1,7 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) and format-guard.lua (the data format the
 // script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
-// events.lua, history.lua and dedupe.lua are put in front of each group script (they all
+// events.lua, flow-lib.lua, history.lua and dedupe.lua are put in front of each group script (they all
 // take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
 // the multi-group scripts have only args.lua and take their keys as given. ioredis runs
 // them by EVALSHA (falling back to EVAL once per server when the cache is empty).
@@ -39,6 +39,11 @@ export const SCRIPT_NAMES = [
   'intake-dead',
   'id-block',
   'ratelimit-held',
+  'flow-add',
+  'flow-child-done',
+  'flow-sweep',
+  'flow-children',
+  'flow-states',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -81,6 +86,7 @@ ${read('lib')}
 ${read('lib-ids')}
 ${read('previews')}
 ${read('events')}
+${read('flow-lib')}
 ${read('history')}
 ${read('dedupe')}`;
     // Helpers only some scripts need come after lib (EXTRA_LIBS).

@@ -4,9 +4,9 @@
 // position, so the next page starts there and costs what its limit costs, at any depth.
 import { errors } from '../../base/errors.js';
 
-/** The states `queue.list()` pages through. */
-export const LIST_STATES = ['delayed', 'ready', 'active', 'done', 'dead'] as const;
-/** One of LIST_STATES: delayed, ready, active, done or dead. */
+/** The states `queue.list()` pages through (waiting: flow parents waiting for their children). */
+export const LIST_STATES = ['delayed', 'ready', 'active', 'done', 'dead', 'waiting'] as const;
+/** One of LIST_STATES: delayed, ready, active, done, dead or waiting. */
 export type ListState = (typeof LIST_STATES)[number];
 
 export interface ListPosition {
