@@ -119,12 +119,11 @@ async function main(): Promise<void> {
       'WITHSCORES',
     )) as Buffer[];
     if (!member || !score) throw new Error('the delayed set is empty');
-    const atEnd = encodeListCursor('delayed', {
-      phase: 0,
-      score: score.toString(),
-      group: 0,
-      member,
-    });
+    const atEnd = encodeListCursor(
+      'delayed',
+      { phase: 0, score: score.toString(), group: 0, member },
+      'oldest',
+    );
     const page = async (options: { cursor?: string; prefix?: string }) =>
       (await queue.list('delayed', { limit, ...options })).items.length;
 

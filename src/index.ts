@@ -50,9 +50,11 @@ export type {
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';
 export type { WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption, IntakeSpec } from './queue/intake/spec.js';
+export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.js';
 export type { Outcome } from './queue/leases.js';
 export type { Message, PollResult } from './queue/message.js';
 export type { ChildCounts, MessageInfo, MessageState } from './queue/message-info.js';
+export type { PageOrder } from './queue/page-order.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { BucketState, RateLimits } from './queue/ratelimit/buckets.js';

@@ -1,6 +1,8 @@
 // skyq list <state>: a table (or JSON) of one page, the command for the next page, pages
-// followed to the end seeing each message once, a prefix, and bad input in one line.
+// followed to the end seeing each message once, a prefix, and bad input in one line; done and
+// dead newest first unless --order oldest (also in dlq list).
 import { describe, expect, it } from 'vitest';
+import { keyOf } from '../src/base/keys.js';
 import { Queue } from '../src/index.js';
 import { runCli, useRuntimeRedis } from './helpers/runtime.js';
 
@@ -80,6 +82,41 @@ describe('skyq list', () => {
       expect(out.code).toBe(1);
       const [line] = out.stderr.trim().split('\n');
       expect(line).toContain(message);
+    }
+  });
+
+  it('lists done and dead newest first, --order oldest the other way, pages going on in it', async () => {
+    const flags = ['--redis', redis.server.url, '--prefix', 'lcli3', '--groups', '2'];
+    // Finished a minute ago and since: within the kept history's default age.
+    const [seconds] = (await redis.client.time()) as [number, number];
+    for (let i = 0; i < 6; i++) {
+      const at = Number(seconds) * 1000 - 60_000 + i * 1000;
+      await redis.client.zadd(keyOf('lcli3', i % 2, 'done'), at, `d${i}`);
+      await redis.client.zadd(keyOf('lcli3', i % 2, 'dead'), at, `x${i}`);
+    }
+    const ids = (stdout: string, mark: string) =>
+      stdout.split('\n').flatMap((line) => (line.startsWith(mark) ? [line.split(/\s+/)[0]] : []));
+    const newest = await runCli(['list', 'done', '--limit', '3', ...flags]);
+    expect(ids(newest.stdout, 'd')).toEqual(['d5', 'd4', 'd3']);
+    const oldest = await runCli(['list', 'done', '--limit', '3', '--order', 'oldest', ...flags]);
+    expect(ids(oldest.stdout, 'd')).toEqual(['d0', 'd1', 'd2']);
+    // The printed next command goes on oldest first without being told again.
+    const cursor = /--after (\S+)/.exec(oldest.stdout)?.[1] as string;
+    const next = await runCli(['list', 'done', '--limit', '3', '--after', cursor, ...flags]);
+    expect(ids(next.stdout, 'd')).toEqual(['d3', 'd4', 'd5']);
+    const dead = await runCli(['dlq', 'list', ...flags]);
+    expect(ids(dead.stdout, 'x')).toEqual(['x5', 'x4', 'x3', 'x2', 'x1', 'x0']);
+    const deadOldest = await runCli(['dlq', 'list', '--order', 'oldest', ...flags]);
+    expect(ids(deadOldest.stdout, 'x')).toEqual(['x0', 'x1', 'x2', 'x3', 'x4', 'x5']);
+    for (const args of [
+      ['list', 'done', '--order', 'sideways'],
+      ['dlq', 'list', '--order', 'sideways'],
+    ]) {
+      const out = await runCli([...args, ...flags]);
+      expect(out.code).toBe(1);
+      expect(out.stderr.split('\n')[0]).toBe(
+        'skyq: order: must be one of newest, oldest (got "sideways")',
+      );
     }
   });
 });

@@ -2,7 +2,8 @@
 // The dashboard's job browser in a real browser (Debian's chromium driven by playwright-core)
 // against a running launcher: a tab per state with its count, pages by cursor, an id-prefix
 // search, hostile bodies (markup, a huge one, bytes, a raw member another program ZADDed)
-// shown as text, a row's whole record, and run now, cancel and retry clicked for real.
+// shown as text, a row's whole record in the job view, and run now, cancel and retry clicked
+// for real.
 import { existsSync, rmSync } from 'node:fs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,16 @@ describe('the job browser in a browser', () => {
   });
 
   const row = (id: string) => page.locator(`#jobs tbody tr[data-id=${JSON.stringify(id)}]`);
+  /** The job view's timeline, by what each line tells of. */
+  const times = () =>
+    page
+      .locator('#job-view [data-field="timeline"] li')
+      .evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.at));
+  const closeView = async () => {
+    await page.locator('#job-dialog[open]').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('#job-dialog[open]').waitFor({ state: 'detached' });
+  };
   const pwned = () => page.evaluate(() => (window as { __pwned?: number }).__pwned);
   const tab = async (state: string) => {
     await page.locator(`#jobs-tab-${state}`).click();
@@ -103,19 +114,17 @@ describe('the job browser in a browser', () => {
     expect(await page.locator('main img, main script').count()).toBe(0);
     expect(await pwned()).toBeUndefined();
 
-    // The whole record: the full body, escaped, and its timeline.
+    // The whole record in the job view: the full body, escaped, and its timeline.
     await row('hostile-huge').locator('td.id').click();
-    await page.locator('#jobs-detail [data-field="body"]').waitFor();
-    const body = await page.locator('#jobs-detail [data-field="body"]').textContent();
+    await page.locator('#job-view [data-field="body"]').waitFor();
+    const body = await page.locator('#job-view [data-field="body"]').textContent();
     expect(body?.startsWith(SCRIPT)).toBe(true);
     expect(body?.length).toBeGreaterThan(60_000);
-    expect(await page.locator('#jobs-detail [data-field="state"]').textContent()).toBe('delayed');
-    const timeline = await page
-      .locator('#jobs-detail [data-field="timeline"] li')
-      .allTextContents();
-    expect(timeline.map((line) => line.split(':')[0])).toEqual(['added', 'due']);
-    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await page.locator('#job-view [data-field="state"]').textContent()).toBe('delayed');
+    expect(await times()).toEqual(['added', 'due', 'now']);
+    expect(await page.locator('body img, body script').count()).toBe(0);
     expect(await pwned()).toBeUndefined();
+    await closeView();
   });
 
   it('pages by cursor and searches by id prefix', async () => {
@@ -226,12 +235,10 @@ describe('the job browser in a browser', () => {
     await row('run-me').waitFor();
     await row('run-me').locator('td.id').click();
     await page.waitForFunction(
-      () => document.querySelector('#jobs-detail [data-field="state"]')?.textContent === 'done',
+      () => document.querySelector('#job-view [data-field="state"]')?.textContent === 'done',
     );
-    const timeline = await page
-      .locator('#jobs-detail [data-field="timeline"] li')
-      .allTextContents();
-    expect(timeline.map((line) => line.split(':')[0])).toContain('finished');
+    expect(await times()).toContain('finished');
+    await closeView();
   });
 
   it('retries a dead job through its button, its error shown as text', async () => {
@@ -247,10 +254,11 @@ describe('the job browser in a browser', () => {
     await row(id).waitFor();
     await row(id).locator('td.id').click();
     await page.waitForFunction(
-      (e) => document.querySelector('#jobs-detail [data-field="last error"]')?.textContent === e,
+      (e) => document.querySelector('#job-view [data-field="last error"]')?.textContent === e,
       `${IMG}${SCRIPT}`,
     );
-    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await page.locator('body img, body script').count()).toBe(0);
+    await closeView();
     await redis.client.del('jobs:failing');
     await row(id).locator('button[data-action="retry"]').click();
     await waitFor('the retried job to run', async () =>

@@ -37,6 +37,8 @@ const BAD_STARTS: [string[], string][] = [
   [['--keep-done', 'lots'], 'skyq: keep-done'],
   [['--keep-dead', 'x,y'], 'skyq: keep-dead'],
   [['--intake', ''], 'skyq: intake'],
+  [['--zset-intake', 'seta'], 'skyq: zset-intake: expected KEY:UNIT'],
+  [['--zset-intake', 'seta:ms=7'], 'skyq: zsetIntake[0].group'],
   [['--handler', './no-such-handler.mjs'], 'skyq: handler'],
   [['--only', '12'], 'skyq: only'],
   [['--lease', '50ms'], 'skyq: leaseMs: must be at least 100 ms'],

@@ -1,8 +1,8 @@
 /**
  * Dead-letter pages cost what their limit costs, not their depth (issue 13, item 5.3): 100 dead
  * letters of 512 KiB over 10 groups on a real redis-server. A deep page (after 95 letters, by
- * cursor) sends as many commands and reads as many bytes as the second one, and a preview reads
- * only the start of each body. The offset way (each group's first offset + limit whole records,
+ * cursor) sends as many commands and reads as many bytes as the second one, newest first and
+ * oldest first, and a preview reads only the start of each body. The offset way (each group's first offset + limit whole records,
  * what list({ offset }) over all groups did) is measured beside it for the figures.
  */
 import type { Redis } from 'ioredis';
@@ -58,60 +58,65 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a deep dead-letter page', () => {
-  it('costs what the second page costs, and previews read no whole bodies', async () => {
-    const limit = 5;
-    let after: string | undefined;
-    let second: string | undefined;
-    const seen: string[] = [];
-    for (let page = 0; page < 19; page++) {
-      if (page === 1) second = after;
-      const got = await queue.deadLetters.page({
-        limit,
-        previewBytes: 300,
-        ...(after ? { after } : {}),
+  it.each(['newest', 'oldest'] as const)(
+    '%s first costs what the second page costs, and previews read no whole bodies',
+    async (order) => {
+      const limit = 5;
+      let after: string | undefined;
+      let second: string | undefined;
+      const seen: string[] = [];
+      for (let page = 0; page < 19; page++) {
+        if (page === 1) second = after;
+        const got = await queue.deadLetters.page({
+          limit,
+          previewBytes: 300,
+          ...(after ? { after } : { order }),
+        });
+        seen.push(...got.letters.map((l) => l.id));
+        after = got.next as string;
+      }
+      expect(new Set(seen).size).toBe(95);
+      const first = await cost(redis.plain, () =>
+        queue.deadLetters.page({ limit, previewBytes: 300, order }),
+      );
+      // A page after a cursor finds its place in each group (a few O(log n) lookups): the second
+      // page is the one a deep page compares with.
+      const shallow = await cost(redis.plain, () =>
+        queue.deadLetters.page({ limit, previewBytes: 300, after: second as string }),
+      );
+      let deep: {
+        letters: { id: string; truncated?: boolean; body: unknown }[];
+        next: string | null;
+      } = {
+        letters: [],
+        next: null,
+      };
+      const deepCost = await cost(redis.plain, async () => {
+        deep = await queue.deadLetters.page({ limit, previewBytes: 300, after });
       });
-      seen.push(...got.letters.map((l) => l.id));
-      after = got.next as string;
-    }
-    expect(new Set(seen).size).toBe(95);
-    const first = await cost(redis.plain, () =>
-      queue.deadLetters.page({ limit, previewBytes: 300 }),
-    );
-    // A page after a cursor finds its place in each group (a few O(log n) lookups): the second
-    // page is the one a deep page compares with.
-    const shallow = await cost(redis.plain, () =>
-      queue.deadLetters.page({ limit, previewBytes: 300, after: second as string }),
-    );
-    let deep: {
-      letters: { id: string; truncated?: boolean; body: unknown }[];
-      next: string | null;
-    } = {
-      letters: [],
-      next: null,
-    };
-    const deepCost = await cost(redis.plain, async () => {
-      deep = await queue.deadLetters.page({ limit, previewBytes: 300, after });
-    });
-    // The offset way, for the figure: each group's first 95 + 5 whole records.
-    const offsetCost = await cost(redis.plain, () =>
-      Promise.all(
-        Array.from({ length: GROUPS }, (_, group) =>
-          queue.deadLetters.list({ group, limit: 95 + limit }),
+      // The offset way, for the figure: each group's first 95 + 5 whole records.
+      const offsetCost = await cost(redis.plain, () =>
+        Promise.all(
+          Array.from({ length: GROUPS }, (_, group) =>
+            queue.deadLetters.list({ group, limit: 95 + limit }),
+          ),
         ),
-      ),
-    );
-    console.log(JSON.stringify({ first, second: shallow, deep: deepCost, offsetWay: offsetCost }));
-    expect(deep.letters).toHaveLength(limit);
-    expect(new Set([...seen, ...deep.letters.map((l) => l.id)]).size).toBe(100);
-    expect(deep.letters.every((l) => l.truncated === true && String(l.body).length <= 300)).toBe(
-      true,
-    );
-    // A full page names the next one; after the last letter it is empty and names none.
-    const end = await queue.deadLetters.page({ limit, after: deep.next as string });
-    expect(end).toEqual({ letters: [], next: null });
-    // Bounded by the limit: the same commands as the second page, and no whole body sent.
-    expect(deepCost.calls).toBeLessThanOrEqual(shallow.calls + 2);
-    expect(deepCost.outBytes).toBeLessThan(GROUPS * limit * 2048);
-    expect(offsetCost.outBytes).toBeGreaterThan(LETTERS * BODY);
-  });
+      );
+      console.log(
+        JSON.stringify({ first, second: shallow, deep: deepCost, offsetWay: offsetCost }),
+      );
+      expect(deep.letters).toHaveLength(limit);
+      expect(new Set([...seen, ...deep.letters.map((l) => l.id)]).size).toBe(100);
+      expect(deep.letters.every((l) => l.truncated === true && String(l.body).length <= 300)).toBe(
+        true,
+      );
+      // A full page names the next one; after the last letter it is empty and names none.
+      const end = await queue.deadLetters.page({ limit, after: deep.next as string });
+      expect(end).toEqual({ letters: [], next: null });
+      // Bounded by the limit: the same commands as the second page, and no whole body sent.
+      expect(deepCost.calls).toBeLessThanOrEqual(shallow.calls + 2);
+      expect(deepCost.outBytes).toBeLessThan(GROUPS * limit * 2048);
+      expect(offsetCost.outBytes).toBeGreaterThan(LETTERS * BODY);
+    },
+  );
 });

@@ -64,7 +64,7 @@ describe('dashboard API', () => {
 
   it('pages dead letters with reason, attempts and a body preview kept as text', async () => {
     await deadLetters();
-    const first = await get('/api/dead?limit=20');
+    const first = await get('/api/dead?limit=20&order=oldest');
     expect(first.status).toBe(200);
     expect(first.body.total).toBe(25);
     const letters = first.body.letters as Letter[];
@@ -143,7 +143,7 @@ describe('dashboard API', () => {
       group: 1,
       state: 'delayed',
       priority: 3,
-      body: { text: JSON.stringify({ say: HOSTILE }), truncated: false },
+      body: { kind: 'json', text: JSON.stringify({ say: HOSTILE }, null, 2), truncated: false },
     });
     const dueBefore = found.body.dueAt as number;
     const moved = await post(`/api/jobs/${encodeURIComponent(id)}/reschedule`, {

@@ -121,7 +121,7 @@ describe('retries and dead letters', () => {
     expect(await q.deadLetters.purge()).toBe(0);
   });
 
-  it('pages dead letters oldest first across all groups', async () => {
+  it('pages dead letters newest first (or oldest first) across all groups', async () => {
     const q = await redis.queue({ attempts: 1 });
     const ids = await q.addBulk(
       [0, 1, 2, 0, 1, 2, 0].map((group) => ({ body: group, options: { group } })),
@@ -137,7 +137,7 @@ describe('retries and dead letters', () => {
     expect((await q.deadLetters.list()).map((l) => l.id)).toEqual(ids);
     expect((await q.deadLetters.list({ limit: 3 })).map((l) => l.id)).toEqual(ids.slice(0, 3));
     // Over all groups, pages go by cursor: each starts after the letter the one before ended with.
-    const first = await q.deadLetters.page({ limit: 3 });
+    const first = await q.deadLetters.page({ limit: 3, order: 'oldest' });
     const second = await q.deadLetters.page({ limit: 3, after: first.next as string });
     const third = await q.deadLetters.page({ limit: 3, after: second.next as string });
     expect([first, second, third].map((p) => p.letters.map((l) => l.id))).toEqual([
@@ -146,6 +146,10 @@ describe('retries and dead letters', () => {
       ids.slice(6),
     ]);
     expect(third.next).toBeNull();
+    // Newest first by default.
+    const latest = await q.deadLetters.page({ limit: 4 });
+    const rest = await q.deadLetters.page({ limit: 4, after: latest.next as string });
+    expect([...latest.letters, ...rest.letters].map((l) => l.id)).toEqual([...ids].reverse());
     // An offset there would cost what it counts: refused, naming the way that does not.
     await expect(q.deadLetters.list({ offset: 2, limit: 3 })).rejects.toThrow(
       /offset: over all groups .* deadLetters.page\(\{ after: next \}\)/,

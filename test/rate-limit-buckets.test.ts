@@ -95,7 +95,10 @@ describe('rate-limit buckets', () => {
       // leases what it got); getting none does.
       const all: Rate = { max: 10, perMs: 60_000 };
       await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
-      expect(await bucket(queue, ALL)).toMatchObject({ tokens: 0, limited: false });
+      const after = await bucket(queue, ALL);
+      expect(after).toMatchObject({ limited: false });
+      // Empty, but for what refilled since (a token every 6 s: a stalled machine reads a little).
+      expect(after?.tokens).toBeLessThan(0.5);
       await queue.rateLimits.take([{ name: ALL, rate: all, want: 5, refund: 0 }]);
       expect(await bucket(queue, ALL)).toMatchObject({ limited: true });
     } finally {

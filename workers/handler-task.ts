@@ -1,6 +1,7 @@
 // piscina task: runs the user's handler module on a pool thread for CPU-heavy
 // work. It gets the job only; Redis connections and timers stay in the actors.
 
+import { stackOf } from '../src/queue/error-stack.js';
 import type { Message } from '../src/queue/message.js';
 import type { Handler } from '../src/runtime/actor.js';
 import { importHandler, type PoolOutcome } from '../src/runtime/handler.js';
@@ -9,7 +10,10 @@ const loaded = new Map<string, Promise<Handler>>();
 
 const never = new AbortController().signal;
 
-/** Runs a batch of jobs at once; what each returned or threw (its name and message) travels back. */
+/**
+ * Runs a batch of jobs at once; what each returned or threw (its name, message, code and stack)
+ * travels back.
+ */
 export default async function runJobs(task: {
   handler: string;
   jobs: [job: Message, lateMs: number][];
@@ -28,9 +32,10 @@ export default async function runJobs(task: {
         return result === undefined ? null : { result };
       } catch (error) {
         if (error instanceof Error) {
-          // The code travels too: a job no command handles is dead-lettered, not retried.
+          // The code travels too: a job no command handles is dead-lettered, not retried. The
+          // stack names the handler's file and line, which the job's record keeps.
           const code = (error as { code?: unknown }).code;
-          const outcome = { name: error.name, message: error.message };
+          const outcome = { name: error.name, message: error.message, stack: stackOf(error) };
           return typeof code === 'string' ? { ...outcome, code } : outcome;
         }
         return { name: 'Error', message: String(error) };

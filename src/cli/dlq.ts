@@ -1,6 +1,7 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import type { PageOrder } from '../queue/page-order.js';
 import { Queue } from '../queue/queue.js';
 import {
   type ConnectionFlags,
@@ -21,6 +22,7 @@ const BODY_COLUMN = 40;
 
 interface DlqFlags extends ConnectionFlags {
   group?: string;
+  order?: string;
   ids?: string;
   limit: string;
   after?: string;
@@ -38,16 +40,18 @@ function selection(flags: DlqFlags) {
 export function registerDlq(program: Command): void {
   const dlq = program.command('dlq').description('dead letters: list, retry or purge');
   withConnectionFlags(dlq.command('list'))
-    .description('oldest dead letters first, with reason and last error')
+    .description('dead letters, newest first, with reason and last error')
     .option('--group <g>', 'only this group')
     .option('--limit <n>', 'how many', '50')
     .option('--after <cursor>', 'the page after the one that printed this cursor')
+    .option('--order <o>', 'newest (the default) or oldest first')
     .option('--json', 'print JSON (the letters; the next cursor goes to stderr)')
     .action((flags: DlqFlags) =>
       withQueue(flags, async (queue) => {
         const { letters, next } = await queue.deadLetters.page({
           ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
           ...(flags.after !== undefined ? { after: flags.after } : {}),
+          ...(flags.order !== undefined ? { order: flags.order as PageOrder } : {}),
           limit: parseCount(flags.limit, 'limit'),
           // The table shows 40 characters of a body: read no more than that of big ones.
           ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),

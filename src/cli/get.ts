@@ -1,5 +1,5 @@
 // skyq get <id>: where one message is and how it went: state, due time,
-// attempts, last error, dead reason and a preview of its body.
+// attempts, last error (with its stack), dead reason and a preview of its body.
 import type { Command } from 'commander';
 import type { FlowTreeNode } from '../queue/flows/read.js';
 import type { ChildCounts, MessageInfo } from '../queue/message-info.js';
@@ -79,6 +79,9 @@ export function describe(
       info.enqueuedAt === null ? `- (${addedBy(info)})` : whenText(info.enqueuedAt, now),
     ],
     ['last error', info.lastError === null ? '-' : preview(info.lastError, BODY_PREVIEW)],
+    ...(info.lastErrorStack === null
+      ? []
+      : [['error stack', frames(info.lastErrorStack)] as [string, string]]),
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
@@ -91,7 +94,11 @@ export function describe(
   if (info.children)
     rows.push(['children', countsText(info.children)], ...childRows(info, children));
   const width = Math.max(...rows.map(([name]) => name.length));
-  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+  // A value of several lines (a stack) goes on under its first, in the value column.
+  const under = `\n${' '.repeat(width + 2)}`;
+  return rows
+    .map(([name, value]) => `${name.padEnd(width)}  ${value.replaceAll('\n', under)}`)
+    .join('\n');
 }
 
 /** "3: 2 done, 1 active": a flow parent's children by state. */
@@ -114,6 +121,13 @@ function childRows(info: MessageInfo, children: FlowTreeNode[]): [string, string
   if (more > 0) rows.push(['', `… and ${more} more (skyq list, or the dashboard's job view)`]);
   return rows;
 }
+
+/** A stack's lines as they are, each made printable (no control character reaches the terminal). */
+const frames = (stack: string): string =>
+  stack
+    .split('\n')
+    .map((line) => printable(line.trim()))
+    .join('\n');
 
 /** Who added a message whose record has no enqueue time. */
 const addedBy = (info: MessageInfo): string =>

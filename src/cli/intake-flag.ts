@@ -1,8 +1,11 @@
 // `skyq start --intake high,normal,low`: the lists whose items the launcher moves into
 // skyq, earliest first, all into the first list's group (its name hashed); `normal=3` sends
 // a list's items to group 3 instead, where the order between lists no longer holds.
+// `--zset-intake JOB_MESSAGE_QUEUE:s,seta:ms`: sorted sets consumed as their members fall due.
 import { errors } from '../base/errors.js';
+import type { ScoreUnit } from '../queue/config.js';
 import type { IntakeListOption, IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeOption } from '../queue/intake/zset-spec.js';
 
 export const INTAKE_HELP =
   'move items other programs LPUSH onto these Redis lists into skyq, earliest list first ' +
@@ -25,5 +28,27 @@ export function parseIntakeFlag(text: string): IntakeListOption[] {
   return parts.map((part) => {
     const named = /^(.+)=(\d+)$/.exec(part);
     return named ? { list: named[1] as string, group: Number(named[2]) } : { list: part };
+  });
+}
+
+export const ZSET_INTAKE_HELP =
+  'consume sorted sets other programs ZADD to as their delay queue, KEY:UNIT with the unit ' +
+  'of their scores (s, cs or ms), e.g. JOB_MESSAGE_QUEUE:s,seta:ms; a member becomes a ' +
+  "message when it falls due; seta:ms=3 puts a set's members in group 3 (default: its name hashed)";
+
+/** `JOB_MESSAGE_QUEUE:s,seta:ms=3`: the unit follows the last colon (a key may hold colons). */
+export function parseZsetIntakeFlag(text: string): ZsetIntakeOption[] {
+  const parts = text.split(',').map((part) => part.trim());
+  return parts.map((part) => {
+    const named = /^(.+):(s|cs|ms)(?:=(\d+))?$/.exec(part);
+    if (!named) {
+      throw errors.invalidOption(
+        'zset-intake',
+        'expected KEY:UNIT (the unit s, cs or ms), e.g. JOB_MESSAGE_QUEUE:s,seta:ms',
+        text,
+      );
+    }
+    const [, key, unit, group] = named as unknown as [string, string, ScoreUnit, string?];
+    return { key, scoreUnit: unit, ...(group !== undefined ? { group: Number(group) } : {}) };
   });
 }

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import { LIST_STATES, type ListState } from '../queue/browse/cursor.js';
 import type { ListItem } from '../queue/browse/item.js';
+import type { PageOrder } from '../queue/page-order.js';
 import {
   type ConnectionFlags,
   layoutFlags,
@@ -23,6 +24,7 @@ const BODY_COLUMN = 40;
 
 interface ListFlags extends ConnectionFlags {
   group?: string;
+  order?: string;
   idPrefix?: string;
   limit: string;
   after?: string;
@@ -45,6 +47,7 @@ export function registerList(program: Command): void {
     .option('--id-prefix <p>', 'only ids that start with this (--prefix is the key prefix)')
     .option('--limit <n>', 'how many (at most 500)', '50')
     .option('--after <cursor>', 'the page after the one that printed this cursor')
+    .option('--order <o>', 'newest or oldest first (default: newest for done and dead)')
     .option('--json', 'print JSON: { items, cursor }')
     .action((state: string, flags: ListFlags) => {
       if (!LIST_STATES.includes(state as ListState)) {
@@ -55,6 +58,7 @@ export function registerList(program: Command): void {
           ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
           ...(flags.idPrefix !== undefined ? { prefix: flags.idPrefix } : {}),
           ...(flags.after !== undefined ? { cursor: flags.after } : {}),
+          ...(flags.order !== undefined ? { order: flags.order as PageOrder } : {}),
           limit: parseCount(flags.limit, 'limit'),
         });
         if (flags.json) return printJson(page);

@@ -25,6 +25,7 @@ const SHOWN_ELSEWHERE = new Set([
   'pid',
   'hostname',
   'launcher',
+  'stack',
 ]);
 
 export interface LogFilter {
@@ -58,7 +59,15 @@ export function formatLogLine(text: string, filter: LogFilter): string | null {
     .filter(([key]) => !SHOWN_ELSEWHERE.has(key))
     .map(([key, value]) => `${key}=${fieldText(value)}`)
     .join(' ');
-  return `${time} ${level} ${who} ${what}${job}${extra ? ` ${extra}` : ''}`;
+  // A failed handler's stack follows its line, indented, one frame a line.
+  const stack =
+    typeof line.stack === 'string' && line.stack !== ''
+      ? `\n${line.stack
+          .split('\n')
+          .map((frame) => `    ${printable(frame.trim())}`)
+          .join('\n')}`
+      : '';
+  return `${time} ${level} ${who} ${what}${job}${extra ? ` ${extra}` : ''}${stack}`;
 }
 
 /** The event and the message, without saying the same word twice. */

@@ -18,7 +18,13 @@ import {
 } from './dashboard.js';
 import { parseCount, parseDuration, parseGroupList, parsePositiveCount } from './duration.js';
 import { embeddedRedis } from './embedded.js';
-import { INTAKE_HELP, intakeGroupsLine, parseIntakeFlag } from './intake-flag.js';
+import {
+  INTAKE_HELP,
+  intakeGroupsLine,
+  parseIntakeFlag,
+  parseZsetIntakeFlag,
+  ZSET_INTAKE_HELP,
+} from './intake-flag.js';
 
 interface StartFlags extends ConnectionFlags, HttpFlags {
   only?: string;
@@ -33,6 +39,7 @@ interface StartFlags extends ConnectionFlags, HttpFlags {
   grace: string;
   allowEviction?: boolean;
   intake?: string;
+  zsetIntake?: string;
   keepDone?: string;
   rateLimit: string[];
   actorNice: string;
@@ -56,6 +63,7 @@ export function registerStart(program: Command): void {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--grace <duration>', 'how long shutdown waits for running handlers', '10s')
     .option('--intake <lists>', INTAKE_HELP)
+    .option('--zset-intake <KEY:UNIT,…>', ZSET_INTAKE_HELP)
     .option(
       '--keep-done <count,age>',
       'finished jobs kept per group with their results, e.g. 1000,1h (default); off keeps none',
@@ -109,6 +117,11 @@ export function registerStart(program: Command): void {
       }
       const spread = intakeGroupsLine(launcher.intake);
       if (spread) console.log(spread);
+      for (const { key, scoreUnit, group } of launcher.zsetIntake) {
+        console.log(
+          `skyq: intake from sorted set ${key} (scores in ${scoreUnit}) into group ${group}`,
+        );
+      }
       const limits = checkRateLimit(options.rateLimit);
       if (limits) {
         const shared = `shared by every launcher of ${options.prefix ?? 'task_group'}`;
@@ -163,6 +176,9 @@ function startOptionsOf(flags: StartFlags): StartOptions {
     ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
     ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
     ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
+    ...(flags.zsetIntake !== undefined
+      ? { zsetIntake: parseZsetIntakeFlag(flags.zsetIntake) }
+      : {}),
     ...(flags.keepDone !== undefined ? { keepDone: keepDoneFlag(flags.keepDone) } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     ...(flags.events ? { events: true } : {}),

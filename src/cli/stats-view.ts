@@ -111,7 +111,7 @@ export function renderStats(
         table(
           ['intake list', 'group', 'priority', 'length', 'moved', 'per s', 'error'],
           intake.map((l) => [
-            printable(l.list),
+            l.scoreUnit ? `${printable(l.list)} (sorted set, ${l.scoreUnit})` : printable(l.list),
             l.group,
             l.priority,
             l.length ?? '-',

@@ -1,23 +1,35 @@
 // The dashboard's read side: the overview (depths, actors, recent samples), a page of dead
-// letters, and one job by id. Everything but dead letters and jobs comes from the History's
-// last reading, so pages polling every second add no Redis work.
+// letters, and one job by id (job-api.ts). Everything but dead letters and jobs comes from the
+// History's last reading, so pages polling every second add no Redis work. Each route takes the
+// query parameters QUERY names: any other is a 400 naming it (params.ts).
 
-import { errors } from '../base/errors.js';
+import { errors, SkyqError } from '../base/errors.js';
+import { checkOrder } from '../queue/page-order.js';
 import type { Queue } from '../queue/queue.js';
 import { previewOf } from '../queue/schedules/preview.js';
 import { mergeNameFigures } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
 import { actorKey, type History } from './history.js';
+import { JOB_PATH, JOB_QUERY, job } from './job-api.js';
+import { textParam, wholeNumber } from './params.js';
 import { preview } from './preview.js';
-import { json, problem, type Reply, type Route } from './server.js';
+import { json, type Reply, type Route } from './server.js';
 
 /** next run times a schedule row shows */
 const UPCOMING = 3;
 /** characters of a body a dead-letter row shows */
 const ROW_PREVIEW = 300;
-/** characters of a body the job view shows */
-const JOB_PREVIEW = 64 * 1024;
-export const JOB_PATH = /^\/api\/jobs\/([^/]+)$/;
+
+/** The query parameters each read route takes. */
+const QUERY: Record<string, readonly string[]> = {
+  '/api/overview': ['since'],
+  '/api/dead': ['group', 'limit', 'cursor', 'order'],
+  '/api/schedules': [],
+  '/api/rate-limits': [],
+  [String(JOB_PATH)]: JOB_QUERY,
+};
+const withQuery = (routes: Route[]): Route[] =>
+  routes.map((route) => ({ ...route, query: QUERY[String(route.path)] ?? [] }));
 
 export interface ApiContext {
   queue: Queue;
@@ -29,7 +41,7 @@ export interface ApiContext {
 }
 
 export function readRoutes(context: ApiContext): Route[] {
-  return [
+  return withQuery([
     { method: 'GET', path: '/api/overview', handle: ({ url }) => overview(context, url) },
     { method: 'GET', path: '/api/dead', handle: ({ url }) => deadLetters(context, url) },
     { method: 'GET', path: '/api/schedules', handle: () => schedules(context) },
@@ -38,8 +50,12 @@ export function readRoutes(context: ApiContext): Route[] {
       path: '/api/rate-limits',
       handle: async () => json({ limits: await context.queue.rateLimits.list() }),
     },
-    { method: 'GET', path: JOB_PATH, handle: ({ params }) => job(context, params[0] as string) },
-  ];
+    {
+      method: 'GET',
+      path: JOB_PATH,
+      handle: ({ params, url }) => job(context, params[0] as string, url),
+    },
+  ]);
 }
 
 /** Each schedule with its next runs and a preview of its body, and Redis's clock to count from. */
@@ -57,7 +73,7 @@ async function schedules({ queue }: ApiContext): Promise<Reply> {
 }
 
 function overview({ queue, history, mode, servers }: ApiContext, url: URL): Reply {
-  const since = numberParam(url, 'since') ?? 0;
+  const since = wholeNumber(url, 'since') ?? 0;
   const latest = history.latest();
   const base = {
     prefix: queue.config.prefix,
@@ -130,22 +146,29 @@ function overview({ queue, history, mode, servers }: ApiContext, url: URL): Repl
 }
 
 async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
-  const group = numberParam(url, 'group');
-  const limit = numberParam(url, 'limit') ?? 20;
-  // Pages go by cursor: an offset made each group read every letter before it.
-  if (url.searchParams.has('offset')) {
-    throw errors.invalidOption('offset', 'is not taken: pass the previous page’s next as cursor');
-  }
-  const cursor = url.searchParams.get('cursor') || undefined;
+  const group = wholeNumber(url, 'group');
+  const limit = wholeNumber(url, 'limit') ?? 20;
+  if (limit < 1 || limit > 500)
+    throw errors.invalidOption('limit', 'must be between 1 and 500', limit);
+  const cursor = textParam(url, 'cursor');
+  const order = textParam(url, 'order');
   // Fresh counts, not the last reading: the total must agree with the page of letters.
   const [page, counts] = await Promise.all([
-    queue.deadLetters.page({
-      ...(group === undefined ? {} : { group }),
-      ...(cursor === undefined ? {} : { after: cursor }),
-      limit: Math.min(limit, 500),
-      // Rows show ROW_PREVIEW characters: at most 4 bytes each are read, never whole bodies.
-      previewBytes: ROW_PREVIEW * 4,
-    }),
+    queue.deadLetters
+      .page({
+        ...(group === undefined ? {} : { group }),
+        ...(cursor === undefined ? {} : { after: cursor }),
+        ...(order === undefined ? {} : { order: checkOrder('order', order) }),
+        limit,
+        // Rows show ROW_PREVIEW characters: at most 4 bytes each are read, never whole bodies.
+        previewBytes: ROW_PREVIEW * 4,
+      })
+      .catch((error: unknown) => {
+        // The library calls it `after`; here it is the `cursor` parameter.
+        if (error instanceof SkyqError && error.field === 'after')
+          throw errors.invalidOption('cursor', error.message.slice('after: '.length));
+        throw error;
+      }),
     queue.counts(),
   ]);
   const total = counts
@@ -164,18 +187,4 @@ async function deadLetters({ queue }: ApiContext, url: URL): Promise<Reply> {
       };
     }),
   });
-}
-
-async function job({ queue }: ApiContext, id: string): Promise<Reply> {
-  const info = await queue.get(id);
-  if (!info) return problem(404, `no message ${id} (unknown, finished, or cancelled)`);
-  return json({ ...info, body: preview(info.body, JOB_PREVIEW) });
-}
-
-/** An optional whole-number query parameter; a malformed one is a 400 naming it. */
-function numberParam(url: URL, name: string): number | undefined {
-  const text = url.searchParams.get(name);
-  if (text === null || text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw errors.invalidOption(name, 'must be a whole number ≥ 0', text);
-  return Number(text);
 }

@@ -1,13 +1,20 @@
-// The job browser's read side: GET /api/list?state=…&group=…&prefix=…&cursor=…&limit=… answers
-// one page of queue.list with the tab counts. Its actions are the existing job and dead-letter
-// routes (actions.ts: reschedule to now, cancel, retry), under the same policy as every POST.
+// The job browser's read side: GET /api/list?state=…&group=…&prefix=…&cursor=…&limit=…&order=…
+// answers one page of queue.list with the tab counts. Its actions are the existing job and
+// dead-letter routes (actions.ts: reschedule to now, cancel, retry), under the same policy as
+// every POST. Any other query parameter is a 400 naming it (params.ts).
 import { errors } from '../base/errors.js';
 import { LIST_STATES, type ListState } from '../queue/browse/cursor.js';
+import { checkOrder } from '../queue/page-order.js';
 import type { ApiContext } from './api.js';
+import { textParam, wholeNumber } from './params.js';
 import { json, type Reply, type Route } from './server.js';
 
+const QUERY = ['state', 'group', 'limit', 'cursor', 'prefix', 'order'];
+
 export function listRoutes({ queue }: ApiContext): Route[] {
-  return [{ method: 'GET', path: '/api/list', handle: ({ url }) => listPage(queue, url) }];
+  return [
+    { method: 'GET', path: '/api/list', query: QUERY, handle: ({ url }) => listPage(queue, url) },
+  ];
 }
 
 async function listPage(queue: ApiContext['queue'], url: URL): Promise<Reply> {
@@ -17,13 +24,15 @@ async function listPage(queue: ApiContext['queue'], url: URL): Promise<Reply> {
   }
   const group = wholeNumber(url, 'group');
   const limit = wholeNumber(url, 'limit') ?? 25;
-  const cursor = url.searchParams.get('cursor') || undefined;
-  const prefix = url.searchParams.get('prefix') || undefined;
+  const cursor = textParam(url, 'cursor');
+  const prefix = textParam(url, 'prefix');
+  const order = textParam(url, 'order');
   const [page, counts] = await Promise.all([
     queue.list(state as ListState, {
       ...(group === undefined ? {} : { group }),
       ...(cursor === undefined ? {} : { cursor }),
       ...(prefix === undefined ? {} : { prefix }),
+      ...(order === undefined ? {} : { order: checkOrder('order', order) }),
       limit,
     }),
     queue.listCounts(group),
@@ -38,11 +47,4 @@ async function listPage(queue: ApiContext['queue'], url: URL): Promise<Reply> {
       ...(idBytes ? { idBase64: idBytes.toString('base64') } : {}),
     })),
   });
-}
-
-function wholeNumber(url: URL, name: string): number | undefined {
-  const text = url.searchParams.get(name);
-  if (text === null || text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw errors.invalidOption(name, 'must be a whole number ≥ 0', text);
-  return Number(text);
 }

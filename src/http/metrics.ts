@@ -234,7 +234,7 @@ export class MetricsExporter {
     // The intake's lists (src/runtime/intake/): what it moved, and what waits in each.
     this.#counter(
       'skyq_intake_items_total',
-      'Items this launcher moved from the intake list into skyq (dead letters included).',
+      'Items this launcher moved from the intake list (or sorted set) into skyq (dead letters included).',
       (set, input) => {
         for (const launcher of launchersOf(input)) {
           for (const figure of launcher.intake ?? []) {
@@ -246,7 +246,7 @@ export class MetricsExporter {
     );
     this.#gauge(
       'skyq_intake_list_length',
-      'Items waiting in the intake list (absent while it cannot be read).',
+      'Items waiting in the intake list, or members in the intake sorted set (absent while it cannot be read).',
       withLauncher(['list']),
       (set, input) => {
         for (const launcher of launchersOf(input)) {

@@ -27,7 +27,11 @@ const FILES = [
   'cursor-pages.js',
   'dead-letters.js',
   'job.js',
+  'job-actions.js',
+  'job-sections.js',
   'jobs.js',
+  'schedule-jobs.js',
+  'table-labels.js',
   'schedules.js',
   'rate-limits.js',
 ];

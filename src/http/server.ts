@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { errors, SkyqError } from '../base/errors.js';
 import { type ListenAddress, urlOf } from './address.js';
+import { checkQuery } from './params.js';
 import type { AccessPolicy } from './policy.js';
 
 export interface Reply {
@@ -30,6 +31,8 @@ export interface Route {
   open?: boolean;
   /** what an unauthorised request gets instead of the plain 401 */
   unauthorized?: () => Reply;
+  /** the query parameters it takes: any other is a 400 naming it (undefined: not checked) */
+  query?: readonly string[];
   handle(context: RouteContext): Promise<Reply> | Reply;
 }
 
@@ -138,6 +141,7 @@ async function answer(
   if (!route.open && !policy.authorized(request)) {
     return route.unauthorized?.() ?? problem(401, 'missing or wrong token');
   }
+  if (route.query) checkQuery(url, route.query);
   let body: unknown;
   if (route.method === 'POST') {
     const refused = policy.csrfProblem(request);

@@ -1,5 +1,5 @@
 -- dead-list.lua (read only): a page of dead letters, oldest first (by time of
--- death, then id: the dead set's own order).
+-- death, then id: the dead set's own order) or newest first (its reverse).
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] count; ARGV[2] byte budget: a page stops early once its ids and
 --   records pass it (at least one entry), or at 500 entries, so neither big
@@ -9,12 +9,13 @@
 --   preview bytes, 0 for whole records; else each record is cut to its header, tags and
 --   kind, and that many bytes of body, read from its kept preview when it has one
 --   (previews.lua; a stub stays whole: the client reads that much of its body key)
--- ARGV[4] where the page starts: 'rank' with ARGV[5] the rank (one group's
---   offset), or 'after' with ARGV[5] a time of death (ms), ARGV[6] how this
---   group sorts against the cursor's ('<' before, '=' it, '>' after) and
---   ARGV[7] the cursor's id: the page starts after that letter. Finding the
---   start costs O(log n) whatever the offset.
--- Returns { id, diedAtMs, record, reason, lastError, failedAttempts,
+-- ARGV[4] where the page starts, oldest first: 'rank' with ARGV[5] the rank (one
+--   group's offset), or 'after' with ARGV[5] a time of death (ms), ARGV[6] how
+--   this group sorts against the cursor's in the page's order ('<' before, '='
+--   it, '>' after) and ARGV[7] the cursor's id: the page starts past that letter.
+--   Newest first: 'revrank' (an offset from the newest) or 'before' (a cursor),
+--   with the same arguments. Finding the start costs O(log n) whatever the offset.
+-- Returns { id, diedAtMs, record, reason, lastError (its message), failedAttempts,
 --   recordBytes, ... }, or with 'ids' { id, diedAtMs, ... }
 local ENTRIES = 500 -- most entries a call reads, however small: each costs five lookups
 argCount(5, 7)
@@ -22,7 +23,9 @@ local count = math.min(argInt(1, 'count', 1), ENTRIES)
 local budget = argInt(2, 'byte budget', 1, 1024 * 1024 * 1024)
 local idsOnly = ARGV[3] == 'ids'
 local previewBytes = idsOnly and 0 or argInt(3, "preview bytes (or 'ids')", 0)
-if argOneOf(4, 'where the page starts', { 'rank', 'after' }) == 'rank' then
+local start = argOneOf(4, 'where the page starts', { 'rank', 'after', 'revrank', 'before' })
+local newest = start == 'revrank' or start == 'before'
+if start == 'rank' or start == 'revrank' then
   argCount(5)
   argInt(5, 'rank', 0)
 else
@@ -31,25 +34,31 @@ else
   argOneOf(6, "this group's side of the cursor", { '<', '=', '>' })
   argText(7, "the cursor's id")
 end
+-- Oldest first: the rank the page starts at. Newest first: the end (exclusive) of
+-- the ranks it reads, downwards.
 local function startRank()
-  if ARGV[4] == 'rank' then
+  if start == 'rank' then
     return tonumber(ARGV[5])
   end
+  if start == 'revrank' then
+    return math.max(redis.call('ZCARD', deadKey) - tonumber(ARGV[5]), 0)
+  end
   local at, side, id = ARGV[5], ARGV[6], ARGV[7]
+  -- The letters of that very time a group before the cursor's showed already: oldest
+  -- first those are below the cursor, newest first above it.
   if side == '<' then
-    -- This group sorts before the cursor's: its letters of that very time were shown.
-    return redis.call('ZCOUNT', deadKey, '-inf', at)
+    return redis.call('ZCOUNT', deadKey, '-inf', newest and ('(' .. at) or at)
   end
   local before = redis.call('ZCOUNT', deadKey, '-inf', '(' .. at)
   if side == '>' then
-    return before
+    return newest and redis.call('ZCOUNT', deadKey, '-inf', at) or before
   end
   local score = redis.call('ZSCORE', deadKey, id)
   if score and tonumber(score) == tonumber(at) then
-    return redis.call('ZRANK', deadKey, id) + 1
+    return redis.call('ZRANK', deadKey, id) + (newest and 0 or 1)
   end
-  -- The cursor's letter left meanwhile: start after the ones of its time that sort
-  -- before its id (a run of letters of one ms, read at most a page of them).
+  -- The cursor's letter left meanwhile: the ones of its time that sort before its id
+  -- (a run of letters of one ms, read at most a page of them) are below it.
   local same = redis.call('ZRANGEBYSCORE', deadKey, at, at, 'LIMIT', 0, ENTRIES)
   for i = 1, #same do
     if same[i] > id then
@@ -60,8 +69,21 @@ local function startRank()
   return before
 end
 
-local first = startRank()
-local page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
+local page
+if newest then
+  local top = startRank()
+  page = {}
+  if top > 0 then
+    local rows = redis.call('ZRANGE', deadKey, math.max(top - count, 0), top - 1, 'WITHSCORES')
+    for i = #rows - 1, 1, -2 do
+      page[#page + 1] = rows[i]
+      page[#page + 1] = rows[i + 1]
+    end
+  end
+else
+  local first = startRank()
+  page = redis.call('ZRANGE', deadKey, first, first + count - 1, 'WITHSCORES')
+end
 if idsOnly then
   return page
 end
@@ -89,7 +111,10 @@ for i = 1, #page, 2 do
   out[#out + 1] = page[i + 1]
   out[#out + 1] = rec
   out[#out + 1] = redis.call('HGET', reasonKey, id) or false
-  out[#out + 1] = redis.call('HGET', errKey, id) or false
+  -- The last error's message; its stack (after 0xff, fail.lua) is for get() alone.
+  local err = redis.call('HGET', errKey, id)
+  local mark = err and string.find(err, '\255', 1, true)
+  out[#out + 1] = (mark and string.sub(err, 1, mark - 1)) or err or false
   out[#out + 1] = redis.call('HGET', attKey, id) or '0'
   out[#out + 1] = full
 end

@@ -3,15 +3,17 @@
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] lease token; ARGV[3] id
--- ARGV[4] error text (kept as the message's last error)
+-- ARGV[4] error text (kept as the message's last error: UTF-8, never the byte 0xff)
 -- ARGV[5] 'retry' or 'dead'
 -- ARGV[6] reason when dead at once ('' = the default)
 -- ARGV[7] default backoff cap in ms (records may carry their own)
 -- ARGV[8] events flag ('1' on: events.lua)
 -- ARGV[9] dead letters' retention (keepDead): "<count>:<age ms>" (0: no limit of that
 --   kind), '' keeps them until purged; a death trims at most 1 + TRIM_SLACK (history.lua)
+-- ARGV[10] the error's stack, at most 8 KiB ('' for none): kept after the text as
+--   `<text>\xff<stack>` (src/queue/error-stack.ts, format 8)
 -- Returns 'retry', 'dead', or 'stale' (the caller's lease is gone: nothing changed).
-argCount(9)
+argCount(10)
 local unit, id = argUnit(1), ARGV[3] -- any bytes: a raw member's id is the member
 argText(2, 'lease token')
 argOneOf(5, 'mode', { 'retry', 'dead' })
@@ -19,6 +21,9 @@ argInt(7, 'default backoff cap in ms', 0)
 argOneOf(8, 'events flag', { '1', '' })
 if ARGV[9] ~= '' and not string.match(ARGV[9], '^%d+:%d+$') then
   refuse(9, "dead letters' retention must be '<count>:<age ms>' or ''")
+end
+if #ARGV[10] > 8192 then
+  refuse(10, 'stack must be at most 8192 bytes')
 end
 setEvents(ARGV[8])
 local lease = redis.call('HGET', dueKey, id)
@@ -30,7 +35,7 @@ redis.call('ZREM', activeKey, id)
 redis.call('HDEL', dueKey, id)
 local now = nowMs()
 local attempts = redis.call('HINCRBY', attKey, id, 1)
-redis.call('HSET', errKey, id, ARGV[4])
+redis.call('HSET', errKey, id, ARGV[10] == '' and ARGV[4] or (ARGV[4] .. '\255' .. ARGV[10]))
 -- One record, read to learn its attempts and backoff.
 local rec = redis.call('HGET', msgKey, id) or ''
 local maxAttempts, kind, delay, cap =

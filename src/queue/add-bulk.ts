@@ -243,9 +243,10 @@ async function runChunk(
   for (const index of order) {
     const message = prepared[index] as PreparedMessage;
     const dueMs = 'runAt' in message.due ? message.due.runAt : now + message.due.delay;
-    // Due now: '' (add.lua uses Redis's own now); later: the delayed-set score.
+    // Due now: '' (add.lua uses Redis's own now); later, or a past due time to keep (a
+    // sorted-set intake's member, due since its score): the delayed-set score.
     let score = '';
-    if (dueMs > now) {
+    if (dueMs > now || (message.keepDue === true && dueMs > 0)) {
       score = String(unit === 1 ? dueMs : dueMs / unit);
       if (dueMs < earliest) earliest = dueMs;
     }

@@ -108,6 +108,11 @@ export interface PreparedMessage {
   spill?: Spill;
   /** the caller id's dedupe window in ms (0: none) */
   dedupeMs: number;
+  /**
+   * keep a runAt already past as the due time (a sorted-set intake's member: its score), not
+   * Redis's now; set by src/queue/intake/zset-items.ts, never by an option
+   */
+  keepDue?: boolean;
 }
 /** One call's shared part: its clock reading and the headers made so far (most are alike). */
 export interface PrepareContext {

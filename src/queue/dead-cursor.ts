@@ -1,7 +1,9 @@
 // Where a page of dead letters ends, so the next page starts there: the letter's time of
-// death, group and id, the order a list over all groups follows. A page then costs what its
-// limit costs, whatever its depth (an offset made each group read everything before it).
+// death, group and id, the order a list over all groups follows (or its reverse, newest first).
+// A page then costs what its limit costs, whatever its depth (an offset made each group read
+// everything before it). The cursor carries its page's order.
 import { errors } from '../base/errors.js';
+import type { PageOrder } from './page-order.js';
 
 export interface DeadPosition {
   diedAt: number;
@@ -9,14 +11,18 @@ export interface DeadPosition {
   id: Buffer;
 }
 
-/** An opaque cursor for the letter at `position`. */
-export function encodeCursor(position: DeadPosition): string {
-  const text = JSON.stringify([position.diedAt, position.group, position.id.toString('base64')]);
+/** An opaque cursor for the letter at `position`, on a page read in `order`. */
+export function encodeCursor(position: DeadPosition, order: PageOrder): string {
+  const id = position.id.toString('base64');
+  const text = JSON.stringify([position.diedAt, position.group, id, order]);
   return Buffer.from(text).toString('base64url');
 }
 
-/** The position a cursor names; a clear error for anything else. */
-export function decodeCursor(cursor: unknown, groups: number): DeadPosition {
+/** The position a cursor names and its page's order; a clear error for anything else. */
+export function decodeCursor(
+  cursor: unknown,
+  groups: number,
+): { position: DeadPosition; order: PageOrder } {
   const bad = () =>
     errors.invalidOption('after', 'is not a cursor from a dead-letter page (its next)', cursor);
   if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 2048) throw bad();
@@ -26,12 +32,19 @@ export function decodeCursor(cursor: unknown, groups: number): DeadPosition {
   } catch {
     throw bad();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) throw bad();
-  const [diedAt, group, id] = parsed as unknown[];
+  // Cursors made before pages had an order (three parts) were oldest first.
+  if (!Array.isArray(parsed) || parsed.length < 3 || parsed.length > 4) throw bad();
+  const [diedAt, group, id, order = 'oldest'] = parsed as unknown[];
   if (!Number.isSafeInteger(diedAt) || (diedAt as number) < 0) throw bad();
   if (!Number.isInteger(group) || (group as number) < 0 || (group as number) >= groups) throw bad();
   if (typeof id !== 'string' || id.length === 0) throw bad();
-  return { diedAt: diedAt as number, group: group as number, id: Buffer.from(id, 'base64') };
+  if (order !== 'oldest' && order !== 'newest') throw bad();
+  const position = {
+    diedAt: diedAt as number,
+    group: group as number,
+    id: Buffer.from(id, 'base64'),
+  };
+  return { position, order };
 }
 
 /** The order of a list over all groups: time of death, then group, then id bytes. */
@@ -39,9 +52,25 @@ export function comparePositions(a: DeadPosition, b: DeadPosition): number {
   return a.diedAt - b.diedAt || a.group - b.group || Buffer.compare(a.id, b.id);
 }
 
-/** dead-list.lua's start arguments for `group`: after `position`, or from `rank`. */
-export function startArguments(group: number, position: DeadPosition | null, rank = 0) {
-  if (!position) return ['rank', rank];
-  const side = group < position.group ? '<' : group > position.group ? '>' : '=';
-  return ['after', position.diedAt, side, position.id];
+/** comparePositions for a page read in `order` (newest first: its reverse). */
+export function comparerOf(order: PageOrder): (a: DeadPosition, b: DeadPosition) => number {
+  return order === 'oldest' ? comparePositions : (a, b) => comparePositions(b, a);
+}
+
+/**
+ * dead-list.lua's start arguments for `group`: past `position`, or from `rank` (an offset from
+ * the page's first end). The side says where the group sorts against the cursor's group in the
+ * page's order.
+ */
+export function startArguments(
+  group: number,
+  position: DeadPosition | null,
+  order: PageOrder,
+  rank = 0,
+) {
+  const newest = order === 'newest';
+  if (!position) return [newest ? 'revrank' : 'rank', rank];
+  const before = newest ? group > position.group : group < position.group;
+  const side = group === position.group ? '=' : before ? '<' : '>';
+  return [newest ? 'before' : 'after', position.diedAt, side, position.id];
 }

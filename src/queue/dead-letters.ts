@@ -6,7 +6,7 @@ import { errors } from '../base/errors.js';
 import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
 import {
-  comparePositions,
+  comparerOf,
   type DeadPosition,
   decodeCursor,
   encodeCursor,
@@ -14,6 +14,7 @@ import {
 } from './dead-cursor.js';
 import { deadLetter, positionOf } from './dead-letter-row.js';
 import { checkGroup, checkInteger, checkLookupId } from './options.js';
+import { checkOrder, type PageOrder, pageOrder } from './page-order.js';
 import type { Body } from './record.js';
 import type { Unspill } from './spill.js';
 
@@ -61,6 +62,8 @@ export interface DeadLetterPageOptions {
   limit?: number;
   /** bodies cut to this many bytes (a preview), without reading the rest of them */
   previewBytes?: number;
+  /** 'newest' first (the default; or the order of `after`'s page) or 'oldest' first */
+  order?: PageOrder;
 }
 
 /** Reads the first bytes of spilled records' body keys (group, nonce-bearing stubs, how many). */
@@ -119,18 +122,26 @@ export class DeadLetters {
   }
 
   /**
-   * Oldest first; without a group, the oldest `limit` over all groups. An offset works in one
-   * group (a rank: it costs what the limit costs); over all groups it would cost what the
-   * offset costs, so it is refused there: page() goes by cursor instead.
+   * Oldest first (or `order: 'newest'`); without a group, the first `limit` over all groups.
+   * An offset works in one group (a rank: it costs what the limit costs); over all groups it
+   * would cost what the offset costs, so it is refused there: page() goes by cursor instead.
    */
   async list(
-    options: { group?: number; offset?: number; limit?: number; previewBytes?: number } = {},
+    options: {
+      group?: number;
+      offset?: number;
+      limit?: number;
+      previewBytes?: number;
+      order?: PageOrder;
+    } = {},
   ): Promise<DeadLetter[]> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const preview = this.#preview(options.previewBytes);
+    const order = options.order === undefined ? 'oldest' : checkOrder('order', options.order);
     const groups = this.#groups(options.group);
-    if (groups.length === 1) return this.#page(groups[0] as number, null, limit, preview, offset);
+    if (groups.length === 1)
+      return this.#page(groups[0] as number, null, order, limit, preview, offset);
     if (offset > 0) {
       throw errors.invalidOption(
         'offset',
@@ -138,55 +149,60 @@ export class DeadLetters {
         offset,
       );
     }
-    return (await this.page({ limit, previewBytes: preview })).letters;
+    return (await this.page({ limit, previewBytes: preview, order })).letters;
   }
 
   /**
-   * A page of dead letters, oldest first, and the cursor of the next one. Over several groups
-   * it reads each group's first `limit` ids after the cursor, merges them, and then reads only
-   * the rows it shows (each group's share is the start of its own order).
+   * A page of dead letters, newest first (or `order: 'oldest'`), and the cursor of the next
+   * one. Over several groups it reads each group's first `limit` ids past the cursor, merges
+   * them, and then reads only the rows it shows (each group's share is the start of its own
+   * order).
    */
   async page(options: DeadLetterPageOptions = {}): Promise<DeadLetterPage> {
     const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
     const preview = this.#preview(options.previewBytes);
-    const after =
+    const cursor =
       options.after === undefined ? null : decodeCursor(options.after, this.#config.groups);
+    const order = pageOrder(options.order, cursor?.order ?? null, 'newest', 'after');
+    const after = cursor?.position ?? null;
+    const compare = comparerOf(order);
     const groups = this.#groups(options.group);
     if (groups.length === 1) {
       // One group: its first `limit` are the page, read in one go.
-      const letters = await this.#page(groups[0] as number, after, limit, preview);
+      const letters = await this.#page(groups[0] as number, after, order, limit, preview);
       const last = letters.at(-1);
       const full = last && letters.length === limit;
-      return { letters, next: full ? encodeCursor(positionOf(last)) : null };
+      return { letters, next: full ? encodeCursor(positionOf(last), order) : null };
     }
-    const ids = await Promise.all(groups.map((g) => this.#positions(g, after, limit)));
-    const shown = ids.flat().sort(comparePositions).slice(0, limit);
+    const ids = await Promise.all(groups.map((g) => this.#positions(g, after, order, limit)));
+    const shown = ids.flat().sort(compare).slice(0, limit);
     const edge = shown.at(-1);
     const rows = await Promise.all(
       groups.map((g) => {
         const share = shown.filter((p) => p.group === g).length;
-        return share === 0 ? [] : this.#page(g, after, share, preview);
+        return share === 0 ? [] : this.#page(g, after, order, share, preview);
       }),
     );
     // A letter that left meanwhile lets its group read one more, past the edge: the next page's.
     const letters = rows
       .flat()
-      .filter((l) => edge && comparePositions(positionOf(l), edge) <= 0)
-      .sort((a, b) => comparePositions(positionOf(a), positionOf(b)));
+      .filter((l) => edge && compare(positionOf(l), edge) <= 0)
+      .sort((a, b) => compare(positionOf(a), positionOf(b)));
     return {
       letters,
-      next: edge && shown.length === limit ? encodeCursor(edge) : null,
+      next: edge && shown.length === limit ? encodeCursor(edge, order) : null,
     };
   }
 
-  /** The positions of a group's first `limit` letters after `after` (no record is read). */
+  /** The positions of a group's first `limit` letters past `after` (no record is read). */
   async #positions(
     group: number,
     after: DeadPosition | null,
+    order: PageOrder,
     limit: number,
   ): Promise<DeadPosition[]> {
     const out: DeadPosition[] = [];
-    let start = startArguments(group, after);
+    let start = startArguments(group, after, order);
     while (out.length < limit) {
       const asked = limit - out.length;
       const flat = (await this.#run('dead-list', group, [
@@ -201,7 +217,7 @@ export class DeadLetters {
       const last = out.at(-1);
       // A call answers at most ENTRIES_PER_CALL: fewer than that, and than asked, is the end.
       if (!last || flat.length / 2 < Math.min(asked, ENTRIES_PER_CALL)) break;
-      start = ['after', last.diedAt, '=', last.id];
+      start = startArguments(group, last, order);
     }
     return out;
   }
@@ -260,12 +276,13 @@ export class DeadLetters {
   async #page(
     group: number,
     after: DeadPosition | null,
+    order: PageOrder,
     limit: number,
     preview: number,
     offset = 0,
   ): Promise<DeadLetter[]> {
     const letters: DeadLetter[] = [];
-    let start = startArguments(group, after, offset);
+    let start = startArguments(group, after, order, offset);
     // A call stops early once its records pass PAGE_BYTES: ask again after its last letter.
     while (letters.length < limit) {
       const args = [limit - letters.length, PAGE_BYTES, preview, ...start];
@@ -276,7 +293,7 @@ export class DeadLetters {
         letters.push(deadLetter(group, flat.slice(i, i + FIELDS), preview));
       const last = letters.at(-1);
       if (!last || flat.length === 0 || flat.length / FIELDS >= limit) break;
-      start = ['after', last.diedAt, '=', last.idBytes ?? Buffer.from(last.id)];
+      start = startArguments(group, positionOf(last), order);
     }
     return letters;
   }

@@ -39,7 +39,15 @@
 //     hash keeps `g:<id>` (the group it lives in and a generation) and `gen`; a state carries
 //     the `gen` it was written under, and a group fences one with `x:<id>`. Older code would
 //     write a second schedule of the id in another group. Format-7 schedules (no marker, no
-//     gen) are found in any group, adopted by their next upsert and removed wherever they are
+//     gen) are found in any group, adopted by their next upsert and removed wherever they are.
+//     An intake holding list may hold a sorted set's members (zsetIntake, lua/intake-zmove.lua):
+//     its entry in `{<prefix>:intake}:holding` names the set's `scoreUnit`, and its items are
+//     `<due ms>:<member>` (src/queue/intake/zset-items.ts). Older code adopting such a list
+//     after a crash would add each item, due time and all, as a body due now.
+//     A failed job's `err` field may keep its handler's stack after the message,
+//     `<message>\xff<stack>` (lua/fail.lua, src/queue/error-stack.ts; at most 8 KiB): older
+//     code would show the stack as part of the error. A format-7 value (no 0xff) reads as the
+//     message alone, with no stack
 import { errors } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { keyOf } from '../base/keys.js';

@@ -194,8 +194,8 @@ export class Leases {
     );
   }
 
-  /** `mode` 'dead': dead-letter at once, with `text` as the reason. */
-  fail(message: Message, text: string, mode: 'retry' | 'dead'): Promise<Outcome> {
+  /** `mode` 'dead': dead-letter at once, with `text` as the reason; `stack`: kept beside it. */
+  fail(message: Message, text: string, mode: 'retry' | 'dead', stack = ''): Promise<Outcome> {
     const group = checkGroup('message.group', message?.group, this.#config.groups);
     this.#ofGroup(group, [message]);
     const cap = this.#config.backoff.max ?? DEFAULT_BACKOFF_MAX_MS;
@@ -211,6 +211,7 @@ export class Leases {
       cap,
       events,
       retentionArg(this.#config.keepDead),
+      stack,
     ];
     const outcome = this.#run('fail', group, args) as Promise<Outcome>;
     if (!message.parent) return outcome;

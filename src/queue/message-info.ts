@@ -1,4 +1,5 @@
 // What get() tells about one message, from an inspect.lua reply.
+import { splitError } from './error-stack.js';
 import { decodeEntry } from './history/entry.js';
 import type { JobResult } from './history/result.js';
 import {
@@ -60,8 +61,14 @@ export interface MessageInfo<B = Body> {
   enqueuedAt: number | null;
   /** the last error its handler threw, if any */
   lastError: string | null;
+  /** the stack of the error a handler threw last (its first 8 KiB), when it was an Error */
+  lastErrorStack: string | null;
   /** dead: why it died */
   deadReason: string | null;
+  /** active: when its lease ends (epoch ms, Redis clock) */
+  leaseUntil?: number;
+  /** dead: when it died (epoch ms, Redis clock) */
+  diedAt?: number;
   /** done: when it finished (epoch ms, Redis clock) */
   finishedAt?: number;
   /** done: how long its handler ran, in ms */
@@ -123,6 +130,7 @@ export function messageInfo(
     reply;
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
+  const failure = Buffer.isBuffer(lastError) ? splitError(lastError) : null;
   const raw = Buffer.from(`${rawHeader}r`);
   let decoded: DecodedRecord;
   try {
@@ -146,9 +154,12 @@ export function messageInfo(
     maxAttempts: decoded.maxAttempts,
     dueAt: dueMs === null || dueMs === undefined ? null : Number(text(dueMs)),
     enqueuedAt: decoded.enqueuedAt,
-    lastError: text(lastError),
+    lastError: failure?.message ?? null,
+    lastErrorStack: failure?.stack ?? null,
     deadReason: text(deadReason),
   };
+  if (String(state) === 'active' && score !== null) info.leaseUntil = Number(text(score));
+  if (String(state) === 'dead' && score !== null) info.diedAt = Number(text(score));
   if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
   if (decoded.parent) info.parent = decoded.parent;
   // A flow parent: counted by queue.get from its flow data (flows/read.ts childCounts).

@@ -30,6 +30,7 @@ import { RedisClock } from './clock.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from './config.js';
 import { type GroupCounts, groupCounts } from './counts.js';
 import { DeadLetters, type ReadSpillStart } from './dead-letters.js';
+import { stackOf } from './error-stack.js';
 import type { QueueEvent } from './events/event.js';
 import { type EventsOptions, readEvents } from './events/reader.js';
 import { onFirstGroup } from './first-group.js';
@@ -372,7 +373,8 @@ export class Queue<B = Body> {
 
   /**
    * Retries a failed message with its backoff, or dead-letters it after its last attempt
-   * (at once with `{ retry: false }`, the error's text as the reason).
+   * (at once with `{ retry: false }`, the error's text as the reason). An Error's stack (its
+   * first 8 KiB) is kept with its message: get() tells it as `lastErrorStack`.
    * 'stale': the lease had passed to another consumer, and nothing changed.
    */
   async fail(
@@ -381,8 +383,8 @@ export class Queue<B = Body> {
     options?: { retry?: boolean },
   ): Promise<Outcome> {
     const text = error instanceof Error ? error.message || error.name : String(error);
-    const outcome = options?.retry === false ? 'dead' : 'retry';
-    return this.#leases.fail(message as Message, text, outcome);
+    const mode = options?.retry === false ? 'dead' : 'retry';
+    return this.#leases.fail(message as Message, text, mode, stackOf(error));
   }
 
   /** Renews leases; returns how many were still the caller's. */

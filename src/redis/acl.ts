@@ -78,6 +78,8 @@ export const SCRIPT_COMMANDS = [
   'zscore',
   'xadd', // the fin stream: jobs that ended, for waitFor
   'ltrim', // intake-commit.lua
+  'lpush', // intake-zmove.lua: a sorted set's due members into the holding list
+  'lrange', // intake-zmove.lua: the holding list's oldest items
   'rename', // intake-adopt.lua
   'pexpire',
   'hscan', // intake-alive.lua

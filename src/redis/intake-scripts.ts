@@ -1,12 +1,12 @@
 // The intake's own scripts (src/lua/intake-*.lua, each with its KEYS and ARGV in its
 // header). Unlike the group scripts they take no group's keys and no lib.lua: they
-// work on a source list's holding lists, in that list's slot, or on the intake
+// work on a source list's (or sorted set's) holding lists, in its slot, or on the intake
 // registry in `{<prefix>:intake}`. ioredis runs them by EVALSHA.
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from './connection.js';
 import { withArgChecks } from './scripts.js';
 
-export const INTAKE_SCRIPTS = { commit: 2, adopt: 4, close: 2, alive: 2 } as const;
+export const INTAKE_SCRIPTS = { commit: 2, adopt: 4, close: 2, alive: 2, zmove: 3 } as const;
 export type IntakeScriptName = keyof typeof INTAKE_SCRIPTS;
 
 const LUA_DIR = new URL('../lua/', import.meta.url);
@@ -33,9 +33,15 @@ export class IntakeScripts {
     }
   }
 
-  run(name: IntakeScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Runs one script; `buffers`: its reply's strings as Buffers (any bytes, exactly). */
+  run(
+    name: IntakeScriptName,
+    keys: string[],
+    args: (string | number)[],
+    buffers = false,
+  ): Promise<unknown> {
     const commands = this.#client as unknown as Record<string, ScriptCommand>;
-    const command = commands[commandName(name)] as ScriptCommand;
+    const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
     return command.call(this.#client, ...keys, ...args);
   }
 }

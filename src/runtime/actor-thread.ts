@@ -50,7 +50,15 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     if (data.restarts > 0)
       logger.warn({ event: 'restarted', restarts: data.restarts }, 'actor restarted after a crash');
     // One call at a time: auto-pipelining would only add a tick to each.
-    queue = new Queue({ ...data.queue, autoPipelining: false, warnEviction: false });
+    // No bound on waits (unreachableMs 0): a call that times out on a slow, loaded server may
+    // still be applied, and an ack given up on that way runs its jobs twice once their leases
+    // lapse. An actor waits for its answers, through outages too, and retries what failed.
+    queue = new Queue({
+      ...data.queue,
+      autoPipelining: false,
+      warnEviction: false,
+      unreachableMs: 0,
+    });
     await queue.ready();
     const config = queueConfig(data.queue);
     const waker = new Waker(

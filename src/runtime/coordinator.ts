@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { QueueOptions } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
 import { DoneRates } from './done-rate.js';
@@ -31,6 +32,8 @@ export interface CoordinatorData {
   watch: WatchSettings;
   /** lists the intake moves into skyq (none: no intake) */
   intake: IntakeSpec[];
+  /** sorted sets the intake consumes as they fall due (zsetIntake) */
+  zsetIntake: ZsetIntakeSpec[];
   logDir: string;
   logLevel: string;
 }
@@ -86,8 +89,19 @@ export class Coordinator {
       connectionName: 'skyq-coordinator',
       autoPipelining: false,
       warnEviction: false, // the launcher checks every server itself
+      unreachableMs: 0, // waits for its answers, as the actors do (actor-thread.ts)
     });
     this.#queue.client.on('error', () => undefined); // the actors report outages
+    if (data.intake.length > 0 || data.zsetIntake.length > 0) {
+      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
+      this.#intake = new Intake(
+        this.#queue,
+        data.queue,
+        { lists: data.intake, zsets: data.zsetIntake },
+        data.launcherId,
+        this.#intakeLog.logger,
+      );
+    }
     this.#watcher = new Watcher(
       this.#queue,
       data.groups,
@@ -100,17 +114,8 @@ export class Coordinator {
       },
       data.watch,
       (problem) => this.notes.push(problem),
+      this.#intake?.watchedZsets(),
     );
-    if (data.intake.length > 0) {
-      this.#intakeLog = fileLogger(intakeLogFile(data.logDir), { intake: true }, data.logLevel);
-      this.#intake = new Intake(
-        this.#queue,
-        data.queue,
-        data.intake,
-        data.launcherId,
-        this.#intakeLog.logger,
-      );
-    }
   }
 
   /** Starts publishing and watching; resolves with what the watcher uses. */
@@ -119,7 +124,8 @@ export class Coordinator {
       this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
     }
     await this.#watcher.start();
-    await this.#intake?.start();
+    // Without the watcher's ticks, an idle sorted set is read once a second by its own lane.
+    await this.#intake?.start(this.#data.watch.intervalMs > 0 ? 0 : 1000);
     return { keyspaceEvents: this.#watcher.notified, notes: this.notes };
   }
 

@@ -74,12 +74,12 @@ export function defaultHandler(log: Logger): Handler {
 
 /**
  * How a job ended on the pool: null when it resolved to nothing, its result, or what it threw
- * (and its code).
+ * (and its code and stack).
  */
 export type PoolOutcome =
   | null
   | { result: unknown }
-  | { name: string; message: string; code?: string };
+  | { name: string; message: string; code?: string; stack?: string };
 
 /**
  * The pool runs the user's module on piscina threads; they get the job and how late it
@@ -125,8 +125,14 @@ export function poolHandler(pool: PoolApi): Handler {
           else if (outcome instanceof Error) reject(outcome);
           else if ('result' in outcome) resolve(resultFromPool(outcome.result));
           else {
-            const { name, code } = outcome;
-            reject(Object.assign(new Error(outcome.message), code ? { name, code } : { name }));
+            const { name, code, stack } = outcome;
+            const error = Object.assign(
+              new Error(outcome.message),
+              code ? { name, code } : { name },
+            );
+            // The pool thread's stack (the handler's frames), not this thread's.
+            if (stack) error.stack = stack;
+            reject(error);
           }
         },
       });

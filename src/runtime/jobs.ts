@@ -5,6 +5,7 @@
 // its time limit is failed and told to stop.
 
 import { performance } from 'node:perf_hooks';
+import { stackOf } from '../queue/error-stack.js';
 import type { Message } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
 import type { ActorSettings, Handler } from './actor-types.js';
@@ -237,7 +238,12 @@ export class Jobs {
         if (outcome === 'stale') stats.add('stale');
         const event = outcome === 'retry' ? 'failed' : outcome;
         const fields = { event, job: message.id, attempt: message.attempts, err: text, outcome };
-        log[outcome === 'dead' ? 'error' : 'warn'](fields, 'handler failed');
+        // The stack as the job's record keeps it (its first 8 KiB), when there is one.
+        const stack = stackOf(error);
+        log[outcome === 'dead' ? 'error' : 'warn'](
+          stack ? { ...fields, stack } : fields,
+          'handler failed',
+        );
       },
       // The lease will expire and the message comes back: nothing is lost.
       (failError: unknown) =>
@@ -252,7 +258,10 @@ export class Jobs {
     const { settings, queue, stats, log, errors } = this.#parts;
     const { timeoutMs, leaseMs } = settings;
     if (timeoutMs > 0) {
-      const reason = new Error(`handler timed out after ${timeoutMs} ms`);
+      // Made here, not thrown by the handler: its stack would name skyq's frames only.
+      const reason = Object.assign(new Error(`handler timed out after ${timeoutMs} ms`), {
+        stack: '',
+      });
       for (const entry of this.#inFlight.overdue(timeoutMs)) {
         this.#inFlight.delete(entry.message);
         InFlight.abort(entry, reason);

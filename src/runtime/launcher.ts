@@ -9,6 +9,7 @@ import { Piscina } from 'piscina';
 import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
+import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import type { Message } from '../queue/message.js';
 import { Queue } from '../queue/queue.js';
 import { connect, ensureReachable } from '../redis/connection.js';
@@ -48,6 +49,8 @@ export class Launcher {
   readonly groups: number[];
   /** the lists the intake moves into skyq, checked, in order */
   readonly intake: IntakeSpec[];
+  /** the sorted sets the intake consumes as their members fall due, checked, in order */
+  readonly zsetIntake: ZsetIntakeSpec[];
   readonly #log: FileLogger;
   readonly #plan: StartPlan;
   readonly #supervisors: Supervisor[] = [];
@@ -68,6 +71,7 @@ export class Launcher {
     this.#plan = plan;
     this.groups = plan.groups;
     this.intake = plan.intake;
+    this.zsetIntake = plan.zsetIntake;
     this.#log = fileLogger(launcherLogFile(plan.logDir), { launcher: true }, plan.logLevel);
   }
 
@@ -287,6 +291,7 @@ export async function launchActors(options: RuntimeOptions = {}): Promise<Launch
         publishEveryMs: 1000,
         watch: plan.watch,
         intake: plan.intake,
+        zsetIntake: plan.zsetIntake,
         logDir: plan.logDir,
         logLevel: plan.logLevel,
       },

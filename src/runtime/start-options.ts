@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { errors } from '../base/errors.js';
 import { type QueueConfig, type QueueOptions, queueConfig } from '../queue/config.js';
 import { checkIntake, type IntakeListOption, type IntakeSpec } from '../queue/intake/spec.js';
+import {
+  checkZsetIntake,
+  type ZsetIntakeOption,
+  type ZsetIntakeSpec,
+} from '../queue/intake/zset-spec.js';
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
 import { withDefaultRedis } from '../redis/connection-options.js';
@@ -68,6 +73,12 @@ export interface RuntimeOptions extends QueueOptions {
    */
   intake?: (string | IntakeListOption)[];
   /**
+   * sorted sets other programs use as their delay queue (`ZADD key <due> <member>`), consumed
+   * where they lie: each member becomes a message when it falls due on Redis's clock, its score
+   * read in `scoreUnit` ('s', 'cs' or 'ms'): [{ key, scoreUnit, group?, priority? }]
+   */
+  zsetIntake?: ZsetIntakeOption[];
+  /**
    * at most `max` messages started per `perMs`, shared by every launcher on the same Redis and
    * prefix; per job name too: `{ 'email.send': { max, perMs } }` ('*' = the whole queue)
    */
@@ -100,6 +111,7 @@ export interface StartPlan {
   allowEviction: boolean;
   wallClock: () => number;
   intake: IntakeSpec[];
+  zsetIntake: ZsetIntakeSpec[];
 }
 
 export function planStart(options: RuntimeOptions): StartPlan {
@@ -126,6 +138,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
   const rateLimit = checkRateLimit(options.rateLimit);
+  const intake = checkIntake(options.intake, config.groups);
   const keyspaceEvents = options.keyspaceEvents ?? 'auto';
   if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
     throw errors.invalidOption(
@@ -164,7 +177,13 @@ export function planStart(options: RuntimeOptions): StartPlan {
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
     allowEviction: checkBoolean('allowEviction', options.allowEviction),
     wallClock: checkClock(options.wallClock),
-    intake: checkIntake(options.intake, config.groups),
+    intake,
+    zsetIntake: checkZsetIntake(
+      options.zsetIntake,
+      config.groups,
+      config.prefix,
+      intake.map((spec) => spec.list),
+    ),
   };
 }
 

@@ -6,12 +6,15 @@
 // look anyway) the watcher reads each group's next event and ready count: on
 // every keyspace notification where the server sends them, and every
 // `intervalMs` in any case, with one script call per server for all of them.
-// Work due before an actor's plan gets it poked.
+// Work due before an actor's plan gets it poked. The same call reads the head of
+// every idle sorted set the intake consumes (zsetIntake), so an idle set costs no
+// call of its own: a set whose head falls due before its lane's plan gets it poked.
 import calculateSlot from 'cluster-key-slot';
 import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
+import type { WatchedZset } from './intake/zset-lanes.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { every } from './timers.js';
 
@@ -34,6 +37,9 @@ export class Watcher {
   readonly #groups: number[];
   readonly #settings: WatchSettings;
   readonly #onProblem: (problem: string) => void;
+  readonly #zsets: WatchedZset[];
+  /** sorted sets being read now (a tick skips them) */
+  readonly #reading = new Set<WatchedZset>();
   /** groups being checked now, and those to check again once that is done */
   readonly #checking = new Set<number>();
   readonly #again = new Set<number>();
@@ -49,8 +55,10 @@ export class Watcher {
     actors: (group: number) => WatchedActor | null,
     settings: WatchSettings,
     onProblem: (problem: string) => void,
+    zsets: WatchedZset[] = [],
   ) {
     this.#queue = queue;
+    this.#zsets = zsets;
     this.#groups = groups;
     this.#actors = actors;
     this.#settings = settings;
@@ -60,11 +68,13 @@ export class Watcher {
   async start(): Promise<void> {
     const prefix = this.#queue.config.prefix;
     const byKey = new Map(this.#groups.map((g) => [keyOf(prefix, g, 'delayed'), g]));
+    const zsets = new Map(this.#zsets.map((zset) => [zset.key, zset]));
     this.#keyspace = await watchKeyspace(
       this.#queue.client,
-      [...byKey.keys()],
+      [...byKey.keys(), ...zsets.keys()],
       this.#settings.keyspaceEvents,
       (key) => {
+        zsets.get(key)?.poke();
         const group = byKey.get(key);
         if (group === undefined) return;
         this.#notified.add(group);
@@ -91,46 +101,59 @@ export class Watcher {
 
   #tick(): void {
     const idle = this.#groups.filter((g) => (this.#actors(g)?.plannedAt() ?? 0) > 0);
-    for (const batch of this.#byServer(idle)) this.#check(batch);
+    const zsets = this.#zsets.filter((z) => z.plannedAt() > 0 && !this.#reading.has(z));
+    for (const batch of this.#byServer(idle, zsets)) this.#check(batch.groups, batch.zsets);
   }
 
-  /** Groups by the server that holds them: one call each (all of them on a standalone server). */
-  #byServer(groups: number[]): number[][] {
+  /** Groups and sets by the server that holds them: one call each (one on a standalone server). */
+  #byServer(groups: number[], zsets: WatchedZset[]) {
     const client = this.#queue.client;
-    if (!isCluster(client)) return groups.length > 0 ? [groups] : [];
-    const batches = new Map<string, number[]>();
-    for (const group of groups) {
-      const slot = calculateSlot(keyOf(this.#queue.config.prefix, group, 'delayed'));
+    if (!isCluster(client)) return groups.length + zsets.length > 0 ? [{ groups, zsets }] : [];
+    const batches = new Map<string, { groups: number[]; zsets: WatchedZset[] }>();
+    const batchOf = (key: string) => {
+      const slot = calculateSlot(key);
       const master = client.slots[slot]?.[0] ?? `slot ${slot}`;
-      const batch = batches.get(master);
-      if (batch) batch.push(group);
-      else batches.set(master, [group]);
+      const batch = batches.get(master) ?? { groups: [], zsets: [] };
+      batches.set(master, batch);
+      return batch;
+    };
+    for (const group of groups) {
+      batchOf(keyOf(this.#queue.config.prefix, group, 'delayed')).groups.push(group);
     }
+    for (const zset of zsets) batchOf(zset.key).zsets.push(zset);
     return [...batches.values()];
   }
 
-  #check(groups: number[]): void {
+  #check(groups: number[], zsets: WatchedZset[] = []): void {
     const fresh = groups.filter((group) => {
       if (!this.#checking.has(group)) return true;
       this.#again.add(group);
       return false;
     });
-    if (fresh.length === 0 || this.#closed) return;
+    if ((fresh.length === 0 && zsets.length === 0) || this.#closed) return;
     for (const group of fresh) this.#checking.add(group);
+    for (const zset of zsets) this.#reading.add(zset);
     // This call is sent after those notifications: its reply shows what they announced.
     const notified = new Set(fresh.filter((group) => this.#notified.delete(group)));
     const { prefix, unitMs } = this.#queue.config;
+    const sets = zsets.flatMap((zset) => [zset.key, zset.unitMs]);
+    const route = fresh.length > 0 ? keyOf(prefix, fresh[0] as number, 'delayed') : sets[0];
     this.#queue
-      .runMulti('watch-many', keyOf(prefix, fresh[0] as number, 'delayed'), [
+      .runMulti('watch-many', route as string, [
         unitMs,
         prefix,
         ...fresh,
+        ...(sets.length > 0 ? ['zsets', ...sets] : []),
       ])
       .then(
         (reply) => {
           const flat = reply as number[];
           for (const [i, group] of fresh.entries()) {
             this.#judge(group, flat.slice(i * 3, i * 3 + 3), notified.has(group));
+          }
+          const after = fresh.length * 3;
+          for (const [i, zset] of zsets.entries()) {
+            zset.seen(flat[after + i * 2] as number, flat[after + i * 2 + 1] as number);
           }
         },
         (error: unknown) => {
@@ -144,6 +167,7 @@ export class Watcher {
         },
       )
       .finally(() => {
+        for (const zset of zsets) this.#reading.delete(zset);
         for (const group of fresh) this.#checking.delete(group);
         const again = fresh.filter((group) => this.#again.delete(group));
         for (const group of again) this.#check([group]);

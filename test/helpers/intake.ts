@@ -1,6 +1,7 @@
 /**
  * Helpers for the intake suites: items pushed the way other programs push them (redis-cli
- * LPUSH, oldest first), and the fixture handler's start records read back per list.
+ * LPUSH, oldest first; redis-cli ZADD for sorted sets), and the fixture handler's start
+ * records read back.
  */
 import { spawn } from 'node:child_process';
 import type { Cluster, Redis } from 'ioredis';
@@ -13,12 +14,31 @@ export async function lpushWithCli(
   items: string[],
   perCommand = 500,
 ): Promise<void> {
-  const node = 'nodes' in handle ? (handle.nodes[0] as { port: number }) : handle;
-  const args = ['-p', String(node.port), ...('nodes' in handle ? ['-c'] : [])];
   const lines: string[] = [];
   for (let i = 0; i < items.length; i += perCommand) {
     lines.push(['LPUSH', list, ...items.slice(i, i + perCommand)].join(' '));
   }
+  await cliLines(handle, lines);
+}
+
+/** Members ZADDed by `redis-cli` (with -c on a cluster), as `ZADD key <score> <member>` lines. */
+export async function zaddWithCli(
+  handle: RedisServerHandle | RedisClusterHandle,
+  key: string,
+  members: [score: number | string, member: string][],
+  perCommand = 500,
+): Promise<void> {
+  const lines: string[] = [];
+  for (let i = 0; i < members.length; i += perCommand) {
+    const pairs = members.slice(i, i + perCommand).flat();
+    lines.push(['ZADD', key, ...pairs].join(' '));
+  }
+  await cliLines(handle, lines);
+}
+
+async function cliLines(handle: RedisServerHandle | RedisClusterHandle, lines: string[]) {
+  const node = 'nodes' in handle ? (handle.nodes[0] as { port: number }) : handle;
+  const args = ['-p', String(node.port), ...('nodes' in handle ? ['-c'] : [])];
   await new Promise<void>((resolve, reject) => {
     const child = spawn('redis-cli', args, { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
@@ -35,6 +55,7 @@ export async function lpushWithCli(
 
 export interface Start {
   id: string;
+  dueAt: number;
   startedAt: number;
   body: string | { hex: string };
 }

@@ -104,11 +104,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     fail: {
-      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', ''],
+      valid: ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', '', 'Error: boom'],
       bad: [
         [
           'a malformed dead-letter retention',
-          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', 'ever'],
+          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', 'ever', ''],
+        ],
+        [
+          'a stack over 8 KiB',
+          ['1', '$tok', '$id', 'boom', 'retry', '', '60000', '', '', 's'.repeat(8193)],
         ],
       ],
     },
@@ -200,7 +204,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
     'id-block': { valid: ['1000'], bad: [['zero ids', ['0']]] },
     format: { valid: ['2'], bad: [['nothing at all', []]] },
-    'watch-many': { valid: ['1', '$prefix', '0'], bad: [['no groups', ['1', '$prefix']]] },
+    'watch-many': {
+      valid: ['1', '$prefix', '0'],
+      bad: [
+        ['no groups', ['1', '$prefix']],
+        ['a sorted set without its unit', ['1', '$prefix', '0', 'zsets', 'k']],
+        ['a sorted set with a unit of 7', ['1', '$prefix', 'zsets', 'k', '7']],
+      ],
+    },
+    'intake-zmove': { valid: ['1000', '10', '4096', '10'], bad: [] },
     'intake-commit': { valid: ['1', '0'], bad: [] },
     'ratelimit-take': { valid: ['all', '10', '1000', '10', '1', '0'], bad: [] },
     'ratelimit-list': { valid: ['$prefix', '100'], bad: [] },
@@ -292,6 +304,7 @@ function badValues(name: string, valid: Args): Case[] {
     'watch-many': [1, 3],
     'intake-commit': [1, 2],
     'intake-alive': [2],
+    'intake-zmove': [1, 2, 3, 4],
     'ratelimit-take': [2, 3, 4, 5, 6],
     'ratelimit-list': [2],
     list: [1, 3, 4, 6, 7],
@@ -339,7 +352,7 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-list': [[1, '']],
     list: [
       [2, 'sleeping'],
-      [8, 'last'],
+      [8, 'end'],
     ],
     'flow-add': [
       [2, 'on'],

@@ -1,5 +1,6 @@
 // The dashboard: polls /api/overview every second for the latest figures and the samples it
-// has not seen yet, and redraws totals, tables and charts from them.
+// has not seen yet, and redraws totals, tables and charts from them. While Redis does not
+// answer, figures it would have given show – (not 0) and every action is disabled.
 import { get, post } from './api.js';
 import { lineChart } from './charts.js';
 import { DeadLetterView } from './dead-letters.js';
@@ -9,13 +10,16 @@ import {
   formatCount,
   formatMs,
   replaceChildren,
+  setRedisUp,
   setText,
   toast,
 } from './dom.js';
 import { JobView } from './job.js';
 import { JobBrowser } from './jobs.js';
 import { rateLimitsTable } from './rate-limits.js';
+import { openOccurrences } from './schedule-jobs.js';
 import { schedulesTable } from './schedules.js';
+import { labelTables } from './table-labels.js';
 import { renderActors, renderGroups, renderIntake, renderNames } from './tables.js';
 
 const POLL_MS = 1000;
@@ -25,9 +29,16 @@ let samples = [];
 let lastAt = 0;
 let deadShown = null;
 
-const deadLetters = new DeadLetterView(() => void refresh());
-new JobView();
-const jobs = new JobBrowser();
+labelTables(document.querySelector('main'));
+// An action in the job view changes what the lists show: they load again.
+const jobView = new JobView(() => {
+  void jobs.reload();
+  void deadLetters.reload();
+  void refresh().catch(() => undefined);
+});
+const deadLetters = new DeadLetterView(() => void refresh(), jobView);
+const jobs = new JobBrowser(jobView);
+openOccurrences(document.getElementById('schedules'), jobView);
 
 async function setPaused(group, pause) {
   try {
@@ -45,8 +56,8 @@ async function setPaused(group, pause) {
 }
 
 document.getElementById('pause-all').addEventListener('click', async () => {
-  if (await confirmAction('Pause every group? No launcher claims from a paused group.'))
-    await setPaused(null, true);
+  const ask = 'Pause every group? No launcher claims from a paused group.';
+  if (await confirmAction(ask, { ok: 'Pause all', danger: false })) await setPaused(null, true);
 });
 document.getElementById('resume-all').addEventListener('click', () => void setPaused(null, false));
 
@@ -71,11 +82,13 @@ function drawCharts() {
   // Taken by the server on each launcher's own clock (see throughput-window.ts).
   const rates = samples.map((s) => s.rate ?? null);
   lineChart(document.getElementById('throughput-chart'), {
+    title: 'Throughput, done per second',
     times,
     series: [{ label: 'done / s', values: rates, className: 'rate' }],
     format: (v) => formatCount(Math.round(v)),
   });
   lineChart(document.getElementById('lateness-chart'), {
+    title: 'Lateness, handler start minus due time',
     times,
     series: [
       { label: 'p99', values: samples.map((s) => s.lateness.p99), className: 'p99' },
@@ -103,31 +116,46 @@ async function refresh() {
       : `updated ${new Date(data.at ?? Date.now()).toLocaleTimeString()}`,
   );
   document.getElementById('status').classList.toggle('error', Boolean(data.error));
+  // Depths are known when the last reading worked; a stale one is not shown as now.
+  const known = !data.error && data.at !== null;
+  setRedisUp(known);
   renderServerWarnings(data.servers ?? []);
   const sum = (list, pick) => list.reduce((total, item) => total + (pick(item) ?? 0), 0);
+  const readable = data.depths.filter((d) => !d.error);
   for (const name of ['delayed', 'ready', 'active', 'dead']) {
-    setText(`total-${name}`, formatCount(sum(data.depths, (d) => d[name])));
+    const all = known && readable.length === data.depths.length;
+    setText(`total-${name}`, all ? formatCount(sum(data.depths, (d) => d[name])) : '–');
   }
-  setText('total-done', formatCount(sum(data.actors, (a) => a.done)));
-  setText('total-rate', formatCount(sum(data.actors, (a) => a.ratePerSecond)));
+  // Counted by the actors: unknown while no reading has told of any.
+  const counted = data.actors.length > 0 || known;
+  setText('total-done', counted ? formatCount(sum(data.actors, (a) => a.done)) : '–');
+  setText('total-rate', counted ? formatCount(sum(data.actors, (a) => a.ratePerSecond)) : '–');
   const lastMinute = samples.filter((s) => s.at > (data.at ?? 0) - 60_000);
   const worst = Math.max(-1, ...lastMinute.map((s) => s.lateness.p99 ?? s.lateness.mean ?? -1));
   setText('total-late', formatMs(worst < 0 ? null : worst));
+  // Never read yet: a row per group all the same, each unknown.
+  const depths =
+    data.depths.length > 0
+      ? data.depths
+      : Array.from({ length: data.groups }, (_, group) => ({ group, error: 'not read yet' }));
   renderGroups(
     document.querySelector('#groups tbody'),
     data.prefix,
-    data.depths,
+    depths,
     samples,
     (group, pause) => void setPaused(group, pause),
+    known,
   );
   renderActors(document.querySelector('#actors tbody'), data.actors);
   renderNames(document.querySelector('#names tbody'), data.names ?? []);
   renderIntake(document.getElementById('intake'), data.intake ?? []);
-  if (polls++ % 5 === 0) await schedules.load();
-  await rateLimits.load();
   drawCharts();
   deadLetters.setGroups(data.groups);
   jobs.setGroups(data.groups);
+  // What is read from Redis on demand waits until Redis answers.
+  if (!known) return;
+  if (polls++ % 5 === 0) await schedules.load();
+  await rateLimits.load();
   if (polls % 5 === 1) await jobs.load();
   const dead = sum(data.depths, (d) => d.dead);
   if (dead !== deadShown) {
@@ -164,6 +192,7 @@ async function loop() {
   } catch (error) {
     setText('status', `no answer from the server: ${error.message}`);
     document.getElementById('status').classList.add('error');
+    setRedisUp(false);
   }
   setTimeout(loop, POLL_MS);
 }

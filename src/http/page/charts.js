@@ -31,7 +31,14 @@ const maxOf = (lists) => {
 };
 
 export function sparkline(values, { width = 140, height = 26, title = '' } = {}) {
-  const root = svg('svg', { class: 'spark', width, height, viewBox: `0 0 ${width} ${height}` });
+  const root = svg('svg', {
+    class: 'spark',
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': title || 'sparkline',
+  });
   if (title) root.append(svg('title', {}, title));
   const max = maxOf([values]) || 1;
   const step = values.length > 1 ? width / (values.length - 1) : 0;
@@ -44,13 +51,28 @@ export function sparkline(values, { width = 140, height = 26, title = '' } = {})
 
 /**
  * A line chart filling `container`. series: [{ label, values, className }], values aligned with
- * `times` (ms); format(value) labels the y axis.
+ * `times` (ms); format(value) labels the y axis; `title` names the chart, and its name for
+ * screen readers also gives each series' latest value.
  */
-export function lineChart(container, { times, series, format }) {
-  const width = Math.max(container.clientWidth || 0, 320);
+export function lineChart(container, { times, series, format, title }) {
+  const width = Math.max(container.clientWidth || 0, 280);
   const height = 170;
   const pad = { left: 64, right: 10, top: 10, bottom: 22 };
-  const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' });
+  const latest = series
+    .map((s) => {
+      const value = s.values.findLast((v) => v !== null && v !== undefined);
+      return `${s.label} ${value === undefined ? 'none yet' : format(value)}`;
+    })
+    .join(', ');
+  const name = `${title}: latest ${latest}`;
+  const root = svg('svg', {
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': name,
+  });
+  root.append(svg('title', {}, name));
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const max = maxOf(series.map((s) => s.values)) || 1;

@@ -1,7 +1,8 @@
-// Dead letters: a page at a time (oldest first), with checkboxes; retry or purge the selected
-// ones or all of them (in the chosen group), each after a confirmation. Pages go by cursor
-// (each page's `next`), so a deep page costs the server what the first one does; the view
-// keeps the cursors of the pages before, for going back.
+// Dead letters: a page at a time (newest first), with checkboxes; retry or purge the selected
+// ones or all of them (in the chosen group), each after a confirmation (red for purge only).
+// Pages go by cursor (each page's `next`), so a deep page costs the server what the first one
+// does; the view keeps the cursors of the pages before, for going back. A letter's id opens
+// the job view (job.js).
 import { get, post } from './api.js';
 import { CursorPages } from './cursor-pages.js';
 import {
@@ -10,7 +11,10 @@ import {
   fillGroupSelect,
   formatCount,
   formatTime,
+  guardActions,
+  idButton,
   replaceChildren,
+  setEnabled,
   toast,
 } from './dom.js';
 
@@ -23,9 +27,12 @@ export class DeadLetterView {
   #selected = new Map();
   #wire = new Map();
   #onChanged;
+  #jobView;
 
-  constructor(onChanged) {
+  /** `onChanged()`: letters were retried or purged; `jobView`: what a letter's id opens. */
+  constructor(onChanged, jobView) {
     this.#onChanged = onChanged;
+    this.#jobView = jobView;
     this.groupSelect = document.getElementById('dead-group');
     this.tbody = document.querySelector('#dead tbody');
     this.groupSelect.addEventListener('change', () => {
@@ -59,6 +66,11 @@ export class DeadLetterView {
     return this.#pages.load();
   }
 
+  /** Loads this page again, even when a load is under way (after an action). */
+  reload() {
+    return this.#pages.load(true);
+  }
+
   async #load() {
     const params = new URLSearchParams({ limit: PAGE });
     if (this.#pages.start) params.set('cursor', this.#pages.start);
@@ -71,7 +83,7 @@ export class DeadLetterView {
     replaceChildren(
       this.tbody,
       page.letters.length === 0
-        ? el('tr', {}, el('td', { colspan: 8, class: 'empty' }, 'no dead letters'))
+        ? el('tr', {}, el('td', { colspan: 9, class: 'empty' }, 'no dead letters'))
         : page.letters.map((letter) => this.#row(letter)),
     );
     const before = (this.#pages.number - 1) * PAGE;
@@ -82,6 +94,7 @@ export class DeadLetterView {
     document.getElementById('dead-next').disabled = page.next === null;
     document.getElementById('dead-select-page').checked = false;
     this.#updateButtons();
+    guardActions(this.tbody);
   }
 
   #row(letter) {
@@ -95,11 +108,17 @@ export class DeadLetterView {
       onchange: (event) => this.#toggle(letter.id, event.currentTarget.checked, wire),
     });
     const body = letter.body.truncated ? `${letter.body.text}…` : letter.body.text;
+    const open = (event) => {
+      const ref = { id: letter.id, group: letter.group };
+      if (letter.idBase64) ref.idBase64 = letter.idBase64;
+      void this.#jobView.open(ref, event.currentTarget);
+    };
     return el(
       'tr',
       { dataset: { id: letter.id } },
-      el('td', {}, box),
-      el('td', { class: 'id' }, letter.id),
+      el('td', { class: 'select' }, box),
+      el('td', { class: 'id' }, idButton(letter.id, open)),
+      el('td', { class: 'name' }, letter.name ?? ''),
       el('td', { class: 'num' }, letter.group),
       el('td', {}, formatTime(letter.diedAt)),
       el('td', { class: 'num' }, letter.attempts),
@@ -116,9 +135,9 @@ export class DeadLetterView {
   }
 
   #updateButtons() {
-    const none = this.#selected.size === 0;
-    document.getElementById('dead-retry-selected').disabled = none;
-    document.getElementById('dead-purge-selected').disabled = none;
+    const some = this.#selected.size > 0;
+    setEnabled(document.getElementById('dead-retry-selected'), some);
+    setEnabled(document.getElementById('dead-purge-selected'), some);
   }
 
   async #act(action, all) {
@@ -127,8 +146,10 @@ export class DeadLetterView {
     const what = all
       ? `${action === 'retry' ? 'Retry' : 'Purge'} all ${formatCount(this.#total)} dead letters${where}?`
       : `${action === 'retry' ? 'Retry' : 'Purge'} ${this.#selected.size} selected dead letter(s)?`;
-    const warning = action === 'purge' ? ' They are deleted for good.' : '';
-    if (!(await confirmAction(what + warning))) return;
+    const purge = action === 'purge';
+    const warning = purge ? ' They are deleted for good.' : ' They run again, attempts from 0.';
+    const ok = { ok: purge ? 'Purge' : 'Retry', danger: purge };
+    if (!(await confirmAction(what + warning, ok))) return;
     const body = all ? { all: true } : { ids: [...this.#selected.values()] };
     if (group !== '') body.group = Number(group);
     try {
@@ -138,7 +159,7 @@ export class DeadLetterView {
     } catch (error) {
       toast(error.message, 'error');
     }
-    await this.load();
+    await this.reload();
     this.#onChanged();
   }
 }

@@ -71,13 +71,49 @@ export function toast(text, kind = 'info') {
   }, 5000);
 }
 
-/** Asks in the page's own dialog; resolves true only on Confirm. */
-export function confirmAction(text) {
+/**
+ * Asks in the page's own dialog; resolves true only on its OK button. The button says what it
+ * does (`ok`, e.g. "Retry") and is red only for what cannot be undone (`danger`: purge, cancel).
+ */
+export function confirmAction(text, { ok = 'Confirm', danger = true } = {}) {
   const dialog = document.getElementById('confirm');
+  const button = document.getElementById('confirm-ok');
   document.getElementById('confirm-text').textContent = text;
+  button.textContent = ok;
+  button.className = danger ? 'danger' : 'primary';
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
     dialog.returnValue = '';
     dialog.showModal();
   });
 }
+
+// Whether Redis answered the last reading. Until it does (a page opened while Redis is down),
+// every action (button.act) is disabled; a button also disabled for its own reason (nothing
+// selected) says so with setEnabled, and stays disabled when Redis comes back.
+let redisUp = false;
+
+export const isRedisUp = () => redisUp;
+
+/** An action button's own state; it is enabled only when that and Redis allow. */
+export function setEnabled(button, enabled) {
+  button.dataset.own = enabled ? '1' : '0';
+  button.disabled = !(enabled && redisUp);
+}
+
+/** Records whether Redis answers, and enables or disables every action to match. */
+export function setRedisUp(up) {
+  redisUp = up;
+  guardActions();
+}
+
+/** Disables the actions under `root` while Redis does not answer (call after drawing some). */
+export function guardActions(root = document) {
+  for (const button of root.querySelectorAll('button.act, #schedules tbody button')) {
+    button.disabled = !(button.dataset.own !== '0' && redisUp);
+  }
+}
+
+/** A button naming a message by id; it opens the job view (job.js). */
+export const idButton = (id, onclick) =>
+  el('button', { type: 'button', class: 'link id-link', title: 'open this job', onclick }, id);

@@ -1,134 +1,128 @@
-// Job lookup by id: state, times, attempts, errors and the body (as text), with cancel and
-// reschedule for a job that is still waiting (delayed or ready).
+// The job view: one dialog every list opens (the Jobs tabs, dead letters, a schedule's pending
+// occurrence, lookup by id). It shows the job's facts, its times with the spans between them,
+// its errors with the stack, its body and result, and the actions its state allows. Esc or the
+// close button closes it, and focus goes back to what opened it. Every value goes in as text.
 import { ApiError, get, post } from './api.js';
-import { confirmAction, el, formatTime, replaceChildren, toast } from './dom.js';
-
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** "30s", "5m", "1.5h", "250ms" → ms; null when it is none of those. */
-export function parseDelay(text) {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text);
-  return match ? Math.round(Number(match[1]) * UNITS[match[2]]) : null;
-}
+import { confirmAction, el, guardActions, replaceChildren, toast } from './dom.js';
+import { jobActions } from './job-actions.js';
+import { body, errorsOf, facts, result, timeline } from './job-sections.js';
 
 export class JobView {
-  #id = null;
+  /** { id, idBase64?, group? }: the job shown */
+  #ref = null;
+  #opener = null;
+  #onChanged;
 
-  constructor() {
+  /** `onChanged()`: an action changed the queue (lists redraw). */
+  constructor(onChanged) {
+    this.#onChanged = onChanged;
+    this.dialog = document.getElementById('job-dialog');
     this.view = document.getElementById('job-view');
+    this.title = document.getElementById('job-title');
+    document.getElementById('job-close').addEventListener('click', () => this.dialog.close());
+    this.dialog.addEventListener('close', () => {
+      if (this.#opener?.isConnected) this.#opener.focus();
+      this.#opener = null;
+    });
     document.getElementById('job-form').addEventListener('submit', (event) => {
       event.preventDefault();
-      void this.show(document.getElementById('job-id').value.trim());
+      const id = document.getElementById('job-id').value.trim();
+      if (id) void this.open({ id }, document.getElementById('job-id'));
     });
   }
 
-  async show(id) {
-    this.#id = id;
-    if (!id) return;
+  /** Opens the view on a job; `opener` gets the focus back when it closes. */
+  async open(ref, opener = document.activeElement) {
+    this.#ref = ref;
+    this.#opener = opener;
+    replaceChildren(this.view, el('p', { class: 'hint', role: 'status' }, 'loading…'));
+    if (!this.dialog.open) this.dialog.showModal();
+    this.title.focus();
+    await this.#load();
+  }
+
+  async #load() {
+    const ref = this.#ref;
+    if (this.title.textContent !== `Job ${ref.id}`)
+      replaceChildren(this.title, 'Job ', el('code', {}, ref.id));
+    const query = new URLSearchParams();
+    if (ref.group !== undefined) query.set('group', ref.group);
+    if (ref.idBase64) query.set('idBase64', ref.idBase64);
+    let job;
     try {
-      this.#render(await get(`/api/jobs/${encodeURIComponent(id)}`));
+      job = await get(`/api/jobs/${encodeURIComponent(ref.id)}${query.size ? `?${query}` : ''}`);
     } catch (error) {
-      replaceChildren(
-        this.view,
-        el('p', { class: 'missing' }, error instanceof ApiError ? error.message : String(error)),
-      );
+      const text = error instanceof ApiError ? error.message : String(error);
+      replaceChildren(this.view, el('p', { class: 'missing', role: 'status' }, text));
+      return;
     }
-  }
-
-  #render(job) {
-    const waiting = job.state === 'delayed' || job.state === 'ready';
-    const fact = (name, value) => [el('dt', {}, name), el('dd', { 'data-field': name }, value)];
-    const body = job.body.truncated ? `${job.body.text}…` : job.body.text;
-    replaceChildren(
-      this.view,
-      el(
-        'dl',
-        {},
-        fact('id', job.id),
-        fact('group', job.group),
-        fact('state', job.state),
-        fact('due', formatTime(job.dueAt)),
-        fact('enqueued', formatTime(job.enqueuedAt)),
-        fact('priority', job.priority),
-        fact('attempts', `${job.attempts} of ${job.maxAttempts}`),
-        fact('last error', job.lastError ?? '–'),
-        fact('dead reason', job.deadReason ?? '–'),
-      ),
-      el('pre', { class: 'job-body', 'data-field': 'body' }, body),
-      waiting
-        ? this.#actions()
-        : el(
-            'p',
-            { class: 'hint' },
-            'Only a delayed or ready job can be cancelled or rescheduled.',
-          ),
-    );
-  }
-
-  #actions() {
-    const delay = el('input', { id: 'job-delay', placeholder: 'e.g. 30s, 5m, 1h', size: 12 });
-    const at = el('input', { id: 'job-at', type: 'datetime-local' });
-    return el(
-      'p',
-      { class: 'actions' },
-      el(
-        'button',
-        { type: 'button', id: 'job-cancel', class: 'danger', onclick: () => this.#cancel() },
-        'Cancel job',
-      ),
-      el('label', {}, ' run in ', delay),
-      el(
-        'button',
-        {
-          type: 'button',
-          id: 'job-run-in',
-          onclick: () => this.#reschedule({ delayText: delay.value }),
-        },
-        'Reschedule',
-      ),
-      el('label', {}, ' or at ', at),
-      el(
-        'button',
-        { type: 'button', id: 'job-run-at', onclick: () => this.#reschedule({ at: at.value }) },
-        'Reschedule',
-      ),
-    );
-  }
-
-  async #cancel() {
-    const id = this.#id;
-    if (!(await confirmAction(`Cancel job ${id}? It will not run.`))) return;
-    const { cancelled } = await post(`/api/jobs/${encodeURIComponent(id)}/cancel`).catch((e) => {
-      toast(e.message, 'error');
-      return {};
+    // Actions name the job by its group, and by its bytes when its id is not UTF-8.
+    this.#ref = { ...ref, group: job.group, ...(job.idBase64 ? { idBase64: job.idBase64 } : {}) };
+    // Sections in order. A flow's parent and children, or a running job's progress and log
+    // lines, are sections too: they go in this list.
+    const sections = [facts(job), timeline(job), errorsOf(job), body(job), result(job)];
+    const actions = jobActions(job, {
+      act: (what) => this.#act(what),
+      reschedule: (due) => this.#reschedule(due),
     });
-    if (cancelled) toast(`cancelled ${id}`);
-    else if (cancelled === false) toast(`${id} was no longer waiting: nothing cancelled`, 'error');
-    await this.show(id);
+    replaceChildren(this.view, sections, actions);
+    guardActions(this.view);
   }
 
-  async #reschedule({ delayText, at }) {
-    const id = this.#id;
-    let body;
-    if (delayText !== undefined) {
-      const delayMs = parseDelay(delayText);
-      if (delayMs === null)
-        return toast('write the delay with its unit: 500ms, 30s, 5m or 1h', 'error');
-      body = { delayMs };
-    } else {
-      const runAt = new Date(at).getTime();
-      if (!at || Number.isNaN(runAt)) return toast('choose a date and time', 'error');
-      body = { runAt };
-    }
+  /** The route body that names this job (its bytes when its id is not UTF-8). */
+  #named() {
+    const { group, idBase64 } = this.#ref;
+    return { ...(group === undefined ? {} : { group }), ...(idBase64 ? { idBase64 } : {}) };
+  }
+
+  async #act(what) {
+    const { id, idBase64, group } = this.#ref;
+    const path = `/api/jobs/${encodeURIComponent(id)}`;
+    const asks = {
+      cancel: [`Cancel job ${id}? It will not run.`, { ok: 'Cancel job', danger: true }],
+      retry: [
+        `Retry dead job ${id}? It runs again, its attempts counted from 0.`,
+        { ok: 'Retry', danger: false },
+      ],
+      purge: [`Purge dead job ${id}? It is deleted for good.`, { ok: 'Purge', danger: true }],
+    };
     try {
-      const { rescheduled } = await post(`/api/jobs/${encodeURIComponent(id)}/reschedule`, body);
-      toast(
-        rescheduled ? `rescheduled ${id}` : `${id} was no longer waiting: not rescheduled`,
-        rescheduled ? 'info' : 'error',
-      );
+      if (asks[what] && !(await confirmAction(...asks[what]))) return;
+      if (what === 'cancel') {
+        const { cancelled } = await post(`${path}/cancel`, this.#named());
+        say(cancelled, `cancelled ${id}`, `${id} was no longer waiting: nothing cancelled`);
+      } else if (what === 'run-now') {
+        const { rescheduled } = await post(`${path}/reschedule`, { ...this.#named(), delayMs: 0 });
+        say(rescheduled, `${id} runs now`, `${id} was no longer waiting`);
+      } else {
+        const ids = [idBase64 ? { base64: idBase64 } : id];
+        const { count } = await post(`/api/dead/${what}`, { ids, group });
+        say(count, `${what === 'retry' ? 'retried' : 'purged'} ${id}`, `${id} was no longer dead`);
+      }
     } catch (error) {
       toast(error.message, 'error');
     }
-    await this.show(id);
+    await this.#changed();
+  }
+
+  async #reschedule(due) {
+    const { id } = this.#ref;
+    try {
+      const { rescheduled } = await post(`/api/jobs/${encodeURIComponent(id)}/reschedule`, {
+        ...this.#named(),
+        ...due,
+      });
+      say(rescheduled, `rescheduled ${id}`, `${id} was no longer waiting: not rescheduled`);
+    } catch (error) {
+      toast(error.message, 'error');
+    }
+    await this.#changed();
+  }
+
+  async #changed() {
+    this.#onChanged();
+    if (this.dialog.open) await this.#load();
   }
 }
+
+const say = (done, yes, no) => toast(done ? yes : no, done ? 'info' : 'error');

@@ -1,22 +1,28 @@
 // The job browser: a tab per state (delayed, ready, active, done, dead) with its count, a page
-// at a time by cursor (the server's page costs what its limit costs, at any depth), an id-prefix
-// search, and per row: run now (delayed), cancel (delayed, ready), retry (dead). Clicking a row
-// shows the whole record. Every value goes in as text (dom.js el), so no body can run as markup.
-import { ApiError, get, post } from './api.js';
+// at a time by cursor (the server's page costs what its limit costs, at any depth; done and dead
+// newest first), an id-prefix search, and per row: run now (delayed), cancel (delayed, ready),
+// retry (dead). A row's id (or a click on the row) opens the job view (job.js). Every value
+// goes in as text (dom.js el), so no body can run as markup.
+import { get, post } from './api.js';
 import { CursorPages } from './cursor-pages.js';
 import {
   confirmAction,
   el,
   fillGroupSelect,
   formatCount,
-  formatMs,
   formatTime,
+  guardActions,
+  idButton,
   replaceChildren,
   toast,
 } from './dom.js';
 
 const PAGE = 25;
 const STATES = ['delayed', 'ready', 'active', 'done', 'dead'];
+/** A tab's name: the done tab counts the kept history, not done since start (the total card). */
+const TAB_NAMES = { done: 'done (kept)' };
+/** the order pages read in, by state (the server's default) */
+const ORDER = { done: 'newest first', dead: 'newest first' };
 /** the time column each state shows beside the due time */
 const WHEN = {
   active: ['lease ends', 'leaseUntil'],
@@ -27,11 +33,13 @@ const WHEN = {
 export class JobBrowser {
   #state = 'delayed';
   #pages = new CursorPages(() => this.#load());
+  #jobView;
 
-  constructor() {
+  /** `jobView`: the job view rows open (job.js). */
+  constructor(jobView) {
+    this.#jobView = jobView;
     this.tabs = document.getElementById('jobs-tabs');
     this.table = document.querySelector('#jobs table');
-    this.detail = document.getElementById('jobs-detail');
     this.groupSelect = document.getElementById('jobs-group');
     this.prefixInput = document.getElementById('jobs-prefix');
     replaceChildren(
@@ -47,7 +55,7 @@ export class JobBrowser {
             'aria-selected': String(state === this.#state),
             onclick: () => this.#choose(state),
           },
-          state,
+          TAB_NAMES[state] ?? state,
           ' ',
           el('span', { class: 'count' }, '–'),
         ),
@@ -68,6 +76,11 @@ export class JobBrowser {
 
   load() {
     return this.#pages.load();
+  }
+
+  /** Loads this page again, even when a load is under way (after an action). */
+  reload() {
+    return this.#pages.load(true);
   }
 
   #choose(state) {
@@ -128,11 +141,20 @@ export class JobBrowser {
           : page.items.map((item) => this.#row(item)),
       ),
     );
+    const order = ORDER[this.#state] ? ` · ${ORDER[this.#state]}` : '';
     document.getElementById('jobs-range').textContent = page.items.length
-      ? `page ${this.#pages.number} · ${formatCount(page.items.length)} shown`
+      ? `page ${this.#pages.number} · ${formatCount(page.items.length)} shown${order}`
       : `page ${this.#pages.number}`;
     document.getElementById('jobs-prev').disabled = this.#pages.number === 1;
     document.getElementById('jobs-next').disabled = page.cursor === null;
+    guardActions(this.table);
+  }
+
+  /** The job view of a row's message. */
+  #open(item, opener) {
+    const ref = { id: item.id, group: item.group };
+    if (item.idBase64) ref.idBase64 = item.idBase64;
+    void this.#jobView.open(ref, opener);
   }
 
   #row(item) {
@@ -142,14 +164,17 @@ export class JobBrowser {
       'tr',
       {
         class: 'job-row',
-        tabindex: 0,
         dataset: { id: item.id },
         onclick: (event) => {
-          if (event.target.closest('button')) return;
-          void this.#show(item);
+          if (event.target.closest('button, input, a')) return;
+          this.#open(item, event.currentTarget.querySelector('.id-link'));
         },
       },
-      el('td', { class: 'id' }, item.id),
+      el(
+        'td',
+        { class: 'id' },
+        idButton(item.id, (event) => this.#open(item, event.currentTarget)),
+      ),
       el('td', { class: 'num' }, item.group),
       el('td', {}, item.name ?? ''),
       el('td', {}, item.dueAt >= 9e15 ? 'never' : formatTime(item.dueAt)),
@@ -164,7 +189,12 @@ export class JobBrowser {
     const button = (label, action, extra = {}) =>
       el(
         'button',
-        { type: 'button', 'data-action': action, onclick: () => this.#act(action, item), ...extra },
+        {
+          type: 'button',
+          class: extra.class ? `act ${extra.class}` : 'act',
+          'data-action': action,
+          onclick: () => this.#act(action, item),
+        },
         label,
       );
     if (item.state === 'delayed')
@@ -178,8 +208,9 @@ export class JobBrowser {
     const path = `/api/jobs/${encodeURIComponent(item.id)}`;
     try {
       if (action === 'cancel') {
-        if (!(await confirmAction(`Cancel job ${item.id}? It will not run.`))) return;
-        const { cancelled } = await post(`${path}/cancel`);
+        const ask = `Cancel job ${item.id}? It will not run.`;
+        if (!(await confirmAction(ask, { ok: 'Cancel job', danger: true }))) return;
+        const { cancelled } = await post(`${path}/cancel`, this.#named(item));
         toast(
           cancelled
             ? `cancelled ${item.id}`
@@ -187,7 +218,10 @@ export class JobBrowser {
           cancelled ? 'info' : 'error',
         );
       } else if (action === 'run-now') {
-        const { rescheduled } = await post(`${path}/reschedule`, { delayMs: 0 });
+        const { rescheduled } = await post(`${path}/reschedule`, {
+          ...this.#named(item),
+          delayMs: 0,
+        });
         toast(
           rescheduled ? `${item.id} runs now` : `${item.id} was no longer waiting`,
           rescheduled ? 'info' : 'error',
@@ -203,63 +237,11 @@ export class JobBrowser {
     } catch (error) {
       toast(error.message, 'error');
     }
-    await this.load();
+    await this.reload();
   }
 
-  /** The whole record of one message: body, result, last error, attempts, timeline. */
-  async #show(item) {
-    let job;
-    try {
-      job = await get(`/api/jobs/${encodeURIComponent(item.id)}`);
-    } catch (error) {
-      const text = error instanceof ApiError ? error.message : String(error);
-      replaceChildren(this.detail, el('p', { class: 'missing' }, text));
-      return;
-    }
-    const fact = (name, value) => [el('dt', {}, name), el('dd', { 'data-field': name }, value)];
-    const result =
-      job.result === undefined
-        ? job.resultKept === 'truncated'
-          ? `(not kept: ${formatCount(job.resultBytes)} bytes, over the limit)`
-          : '–'
-        : typeof job.result === 'string'
-          ? job.result
-          : JSON.stringify(job.result);
-    const started =
-      job.finishedAt && job.durationMs !== undefined ? job.finishedAt - job.durationMs : null;
-    const timeline = [
-      ['added', job.enqueuedAt],
-      ['due', job.dueAt],
-      ['started', started],
-      ['lease ends', item.leaseUntil],
-      ['finished', job.finishedAt],
-      ['died', item.diedAt],
-    ].filter(([, at]) => at !== null && at !== undefined);
-    replaceChildren(
-      this.detail,
-      el('h3', {}, 'Job ', el('code', {}, job.id)),
-      el(
-        'dl',
-        {},
-        fact('state', job.state),
-        fact('group', job.group),
-        fact('name', job.name ?? '–'),
-        fact('attempts', `${job.attempts} of ${job.maxAttempts}`),
-        fact('last error', job.lastError ?? '–'),
-        fact('dead reason', job.deadReason ?? '–'),
-        fact('duration', job.durationMs === undefined ? '–' : formatMs(job.durationMs)),
-        fact('result', result),
-      ),
-      el(
-        'ol',
-        { class: 'timeline', 'data-field': 'timeline' },
-        timeline.map(([what, at]) => el('li', {}, `${what}: ${formatTime(at)}`)),
-      ),
-      el(
-        'pre',
-        { class: 'job-body', 'data-field': 'body' },
-        job.body.truncated ? `${job.body.text}…` : job.body.text,
-      ),
-    );
+  /** What a job route needs beside the path's id: the group, and the bytes of a binary id. */
+  #named(item) {
+    return { group: item.group, ...(item.idBase64 ? { idBase64: item.idBase64 } : {}) };
   }
 }

@@ -77,7 +77,7 @@ export function schedulesTable(tbody, onError) {
         const runs = s.upcoming.length === 0 ? ['–'] : s.upcoming.map(time);
         return el(
           'tr',
-          { dataset: { schedule: s.id } },
+          { dataset: { schedule: s.id, next: s.next ?? '' }, tabindex: 0 },
           el('td', {}, s.id),
           el('td', { dataset: { cell: 'when' } }, when(s)),
           el('td', {}, s.name ?? '–'),

@@ -1,7 +1,7 @@
 // The groups and actors tables. Rows are kept and updated in place (keyed by group, or by
 // launcher and group), so a button under the pointer is not replaced every second.
 import { sparkline } from './charts.js';
-import { el, formatCount, formatMs } from './dom.js';
+import { el, formatCount, formatMs, setEnabled } from './dom.js';
 
 /** Makes tbody hold one row per item, in order, creating and removing rows as needed. */
 function syncRows(tbody, items, keyOf, create, update) {
@@ -30,8 +30,11 @@ function setCell(row, name, text) {
 
 const cell = (name, className = 'num') => el('td', { class: className, 'data-cell': name });
 
-/** samples: the server's samples; onToggle(group, pause) pauses or resumes a group. */
-export function renderGroups(tbody, prefix, depths, samples, onToggle) {
+/**
+ * samples: the server's samples; onToggle(group, pause) pauses or resumes a group. `known`:
+ * false while Redis does not answer: no depth or state is shown as if it were read.
+ */
+export function renderGroups(tbody, prefix, depths, samples, onToggle, known = true) {
   syncRows(
     tbody,
     depths,
@@ -49,21 +52,34 @@ export function renderGroups(tbody, prefix, depths, samples, onToggle) {
           {},
           el('button', {
             type: 'button',
-            class: 'toggle',
+            class: 'toggle act',
             onclick: (event) => onToggle(d.group, event.currentTarget.dataset.action === 'pause'),
           }),
         ),
       ),
     (row, d) => {
       setCell(row, 'name', `${prefix}:${d.group}`);
+      const read = known && !d.error;
       for (const name of ['delayed', 'ready', 'active', 'dead']) {
-        setCell(row, name, d.error ? '?' : formatCount(d[name]));
+        setCell(row, name, read ? formatCount(d[name]) : '–');
       }
-      setCell(row, 'state', d.error ? `unreadable: ${d.error}` : d.paused ? 'paused' : 'running');
-      row.classList.toggle('paused', d.paused);
+      const state = !known
+        ? 'unknown: Redis does not answer'
+        : d.error
+          ? `unreadable: ${d.error}`
+          : d.paused
+            ? 'paused'
+            : 'running';
+      setCell(row, 'state', state);
+      row.classList.toggle('paused', read && d.paused);
+      row.classList.toggle('unknown', !read);
       const button = row.querySelector('button.toggle');
-      button.dataset.action = d.paused ? 'resume' : 'pause';
-      button.textContent = d.paused ? 'Resume' : 'Pause';
+      const paused = read && d.paused;
+      button.dataset.action = paused ? 'resume' : 'pause';
+      const label = paused ? 'Resume' : 'Pause';
+      if (button.textContent !== label) button.textContent = label;
+      button.setAttribute('aria-label', `${label} group ${d.group}`);
+      setEnabled(button, read);
       const pending = samples.map((s) => {
         const depth = s.depths[d.group];
         return depth ? depth[0] + depth[1] + depth[2] : null;
@@ -135,7 +151,7 @@ export function renderNames(tbody, names) {
   );
 }
 
-/** Per intake list of every launcher: its length, items moved and their rate. */
+/** Per intake list (or sorted set) of every launcher: its length, items moved and their rate. */
 export function renderIntake(section, lists) {
   section.hidden = lists.length === 0;
   syncRows(
@@ -152,7 +168,7 @@ export function renderIntake(section, lists) {
         el('td', { 'data-cell': 'error' }),
       ),
     (row, l) => {
-      setCell(row, 'list', l.list);
+      setCell(row, 'list', l.scoreUnit ? `${l.list} (sorted set, ${l.scoreUnit})` : l.list);
       setCell(row, 'launcher', l.launcher);
       setCell(row, 'group', String(l.group));
       setCell(row, 'priority', String(l.priority));

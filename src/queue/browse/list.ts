@@ -5,9 +5,11 @@
 import { errors } from '../../base/errors.js';
 import type { QueueConfig } from '../config.js';
 import { checkGroup, checkInteger, checkObject, rejectUnknown } from '../options.js';
+import { type PageOrder, pageOrder } from '../page-order.js';
 import type { Unspill } from '../spill.js';
 import {
-  comparePositions,
+  comparerOf,
+  DEFAULT_ORDER,
   decodeListCursor,
   encodeListCursor,
   LIST_STATES,
@@ -30,6 +32,11 @@ export interface ListOptions {
   cursor?: string;
   /** only ids that start with this text */
   prefix?: string;
+  /**
+   * 'oldest' or 'newest' first in the state's time order; by default the cursor's, else newest
+   * for done and dead and oldest for the others
+   */
+  order?: PageOrder;
 }
 
 /** How many messages each state holds (what list() would page through). */
@@ -85,15 +92,23 @@ export class Browser {
   /**
    * A page of `state`, in its order (delayed: by due time; ready: by priority and due time, then
    * the due ones of priority 0; active: by lease end; done: by finish; dead: by death), each
-   * group merged into one order by that time. With a prefix a page looks at about PREFIX_SCAN
-   * entries over its groups: a page can then hold fewer items than its limit (even none) and
-   * still have a cursor; follow it until it is null.
+   * group merged into one order by that time, oldest or newest first (`order`; newest first is
+   * the default for done and dead). With a prefix a page looks at about PREFIX_SCAN entries over
+   * its groups: a page can then hold fewer items than its limit (even none) and still have a
+   * cursor; follow it until it is null.
    */
   async list(state: ListState, options: ListOptions = {}): Promise<ListPage> {
     if (!LIST_STATES.includes(state)) {
       throw errors.invalidOption('state', `must be one of ${LIST_STATES.join(', ')}`, state);
     }
-    const { group, limit = 50, cursor, prefix = '', ...rest } = checkObject('options', options);
+    const {
+      group,
+      limit = 50,
+      cursor,
+      prefix = '',
+      order,
+      ...rest
+    } = checkObject('options', options);
     rejectUnknown('', rest);
     const count = checkInteger('limit', limit, 1, MAX_LIMIT);
     if (typeof prefix !== 'string') throw errors.invalidOption('prefix', 'must be text', prefix);
@@ -102,26 +117,28 @@ export class Browser {
       group === undefined
         ? Array.from({ length: this.#config.groups }, (_, g) => g)
         : [checkGroup('group', group, this.#config.groups)];
-    const after =
-      cursor === undefined ? null : decodeListCursor(cursor, state, this.#config.groups);
+    const from = cursor === undefined ? null : decodeListCursor(cursor, state, this.#config.groups);
+    const reading = pageOrder(order, from?.order ?? null, DEFAULT_ORDER[state], 'cursor');
+    const after = from?.position ?? null;
+    const compare = comparerOf(reading);
     const budget = prefix === '' ? count : Math.max(count, Math.ceil(PREFIX_SCAN / groups.length));
     const parts = await Promise.all(
-      groups.map((g) => this.#part(state, g, count, budget, prefix, after)),
+      groups.map((g) => this.#part(state, g, count, budget, prefix, after, reading)),
     );
     // Every entry up to the least advanced group's frontier was looked at in every group.
     const frontiers = parts.flatMap((p) => (p.frontier ? [p.frontier] : []));
-    const edge = frontiers.sort(comparePositions)[0] ?? null;
+    const edge = frontiers.sort(compare)[0] ?? null;
     const placed = parts
       .flatMap((p) => p.items)
-      .filter((p) => edge === null || comparePositions(p.position, edge) <= 0)
-      .sort((a, b) => comparePositions(a.position, b.position))
+      .filter((p) => edge === null || compare(p.position, edge) <= 0)
+      .sort((a, b) => compare(a.position, b.position))
       .slice(0, count);
     // Every group read to its end, and all it had fit: nothing is after this page.
     const more = edge !== null || parts.reduce((n, p) => n + p.items.length, 0) > count;
     const last = !more ? null : placed.length === count ? placed.at(-1)?.position : edge;
     return {
       items: placed.map((p) => p.item),
-      cursor: last ? encodeListCursor(state, last) : null,
+      cursor: last ? encodeListCursor(state, last, reading) : null,
     };
   }
 
@@ -151,10 +168,12 @@ export class Browser {
     budget: number,
     prefix: string,
     after: ListPosition | null,
+    order: PageOrder,
   ): Promise<GroupPart> {
     const ageMs = this.#config.keepDone?.ageMs ?? 0;
     const args = [this.#config.unitMs, state, count, budget, prefix, PREVIEW_BYTES, ageMs];
-    const reply = await this.#run('list', group, [...args, ...startArguments(group, after)]);
+    const start = startArguments(group, after, order);
+    const reply = await this.#run('list', group, [...args, ...start]);
     const [exhausted, phase, score, member] = reply;
     const flat = reply.slice(4);
     await this.#readStart(group, flat, 3, ITEM_FIELDS, PREVIEW_BYTES);

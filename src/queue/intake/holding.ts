@@ -5,8 +5,10 @@
 // first item ever held there: items enter on the left and leave on the right,
 // so the position never changes while it is held, and an item added again after
 // a crash (src/runtime/intake/recovery.ts) is the same message, not a new one.
+// A sorted set's holding list (zsetIntake) holds `<due ms>:<member>` items (zset-items.ts).
 import calculateSlot from 'cluster-key-slot';
 import { errors } from '../../base/errors.js';
+import type { ScoreUnit } from '../config.js';
 
 /** One holding list: its keys, whose it is, and where its items go. */
 export interface HoldingRef {
@@ -22,6 +24,8 @@ export interface HoldingRef {
   idPrefix: string;
   group: number;
   priority: number;
+  /** set when the source is a sorted set (zsetIntake): the unit of its scores */
+  scoreUnit?: ScoreUnit;
 }
 
 /**
@@ -73,6 +77,27 @@ export function ownHolding(
   return { key, taken: `${key}:taken`, owner, list, idPrefix, group, priority };
 }
 
+/** A launcher's own holding list for one sorted set (`index`: its place in zsetIntake). */
+export function ownZsetHolding(
+  prefix: string,
+  owner: string,
+  spec: { key: string; scoreUnit: ScoreUnit; group: number; priority: number; index: number },
+): HoldingRef {
+  const key = `${slotTagOf(spec.key)}:${prefix}:intake:${owner}:z${spec.index}`;
+  const { group, priority, scoreUnit } = spec;
+  const idPrefix = `in:${idSafe(owner)}:z${spec.index}:`;
+  return {
+    key,
+    taken: `${key}:taken`,
+    owner,
+    list: spec.key,
+    idPrefix,
+    group,
+    priority,
+    scoreUnit,
+  };
+}
+
 /** The list a launcher renames a dead one's holding list to (see intake-adopt.lua). */
 export function adoptedHolding(prefix: string, adopter: string, from: HoldingRef): HoldingRef {
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -88,8 +113,9 @@ export function itemId(ref: HoldingRef, position: number): string {
 
 /** A registry entry: "<owner>\n<json>" (intake-alive.lua reads the owner before the newline). */
 export function entryOf(ref: HoldingRef): string {
-  const { list, idPrefix, group, priority } = ref;
-  return `${ref.owner}\n${JSON.stringify({ list, idPrefix, group, priority })}`;
+  const { list, idPrefix, group, priority, scoreUnit } = ref;
+  const fields = { list, idPrefix, group, priority, ...(scoreUnit ? { scoreUnit } : {}) };
+  return `${ref.owner}\n${JSON.stringify(fields)}`;
 }
 
 /** The HoldingRef a registry entry describes; null when it does not parse. */
@@ -97,10 +123,12 @@ export function refOfEntry(key: string, entry: string): HoldingRef | null {
   const cut = entry.indexOf('\n');
   if (cut < 0) return null;
   try {
-    const { list, idPrefix, group, priority } = JSON.parse(entry.slice(cut + 1));
+    const { list, idPrefix, group, priority, scoreUnit } = JSON.parse(entry.slice(cut + 1));
     if (typeof list !== 'string' || typeof idPrefix !== 'string') return null;
     if (!Number.isInteger(group) || !Number.isInteger(priority)) return null;
+    if (scoreUnit !== undefined && !['s', 'cs', 'ms'].includes(scoreUnit)) return null;
     return {
+      ...(scoreUnit ? { scoreUnit } : {}),
       key,
       taken: `${key}:taken`,
       owner: entry.slice(0, cut),

@@ -3,12 +3,14 @@
 // atomically), add the holding list's oldest items to their group under the ids
 // their positions give them, then drop exactly those from the holding list.
 // A crash between any two leaves the items in the holding list, and adding them
-// again adds nothing that is still pending (src/queue/intake/holding.ts).
+// again adds nothing that is still pending (src/queue/intake/holding.ts). A sorted set's
+// members come into the holding list by intake-zmove.lua instead of LMOVE; the rest is alike.
 import { isUtf8 } from 'node:buffer';
 import type { IntakeScripts } from '../../redis/intake-scripts.js';
 import type { Queue } from '../queue.js';
 import { type HoldingRef, itemId } from './holding.js';
 import { deadLetterOversize } from './oversize.js';
+import { addKeepingDue, type DueMessage, zsetItemOf } from './zset-items.js';
 
 /** What one take() found. */
 export interface Taken {
@@ -76,6 +78,7 @@ export const bodyOfItem = (item: Buffer): string | Buffer =>
  * Adds `taken.items` to their group (those over maxBodyBytes as dead letters), then drops
  * them from the holding list. Returns false when the drop found the list adopted by
  * another launcher (which adds the same items under the same ids): nothing was dropped.
+ * A sorted set's items (`ref.scoreUnit`) are `<due ms>:<member>` and keep their due time.
  */
 export async function hand(
   queue: Queue,
@@ -84,19 +87,37 @@ export async function hand(
   taken: Taken,
 ): Promise<boolean> {
   const { maxBodyBytes } = queue.config;
-  const messages: Parameters<Queue['addBulk']>[0] = [];
+  const messages: DueMessage[] = [];
   const oversize: Promise<unknown>[] = [];
+  const source = ref.scoreUnit ? 'sorted set' : 'list';
   taken.items.forEach((item, i) => {
     const id = itemId(ref, taken.first + i);
-    if (item.length > maxBodyBytes) {
-      const reason = `intake item from list ${JSON.stringify(ref.list)} is ${item.length} bytes, over maxBodyBytes (${maxBodyBytes})`;
-      oversize.push(deadLetterOversize(queue, ref, id, item, reason));
+    const { member, dueMs } = (ref.scoreUnit && zsetItemOf(item)) || { member: item, dueMs: 0 };
+    if (member.length > maxBodyBytes) {
+      const reason = `intake item from ${source} ${JSON.stringify(ref.list)} is ${member.length} bytes, over maxBodyBytes (${maxBodyBytes})`;
+      oversize.push(deadLetterOversize(queue, ref, id, member, reason));
       return;
     }
-    const options = { id, group: ref.group, priority: ref.priority };
-    messages.push({ body: bodyOfItem(item), options });
+    messages.push({
+      body: bodyOfItem(member),
+      id,
+      group: ref.group,
+      priority: ref.priority,
+      dueMs,
+    });
   });
-  await Promise.all([messages.length > 0 ? queue.addBulk(messages) : null, ...oversize]);
+  await Promise.all([addAll(queue, ref, messages), ...oversize]);
   const kept = await scripts.run('commit', [ref.key, ref.taken], [taken.items.length, taken.first]);
   return kept === 1;
+}
+
+/** A list's items go in as any add does (due now); a sorted set's keep their own due times. */
+function addAll(queue: Queue, ref: HoldingRef, messages: DueMessage[]): Promise<unknown> | null {
+  if (messages.length === 0) return null;
+  if (ref.scoreUnit) return addKeepingDue(queue, messages);
+  const items = messages.map(({ body, id, group, priority }) => ({
+    body,
+    options: { id, group, priority },
+  }));
+  return queue.addBulk(items);
 }

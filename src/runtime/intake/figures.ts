@@ -1,15 +1,18 @@
 // What an intake shows about each of its lists: `skyq stats`, the dashboard and
 // /metrics read these from the launcher's figures (LauncherStats.intake).
+import type { ScoreUnit } from '../../queue/config.js';
 
 /** One intake list's figures, as a launcher reports them. */
 export interface IntakeListFigures {
-  /** the Redis list */
+  /** the source: a Redis list, or a sorted set (with scoreUnit) */
   list: string;
+  /** a sorted set's (zsetIntake): the unit of its scores; absent for a list */
+  scoreUnit?: ScoreUnit;
   /** the group its items go to */
   group: number;
   /** their priority */
   priority: number;
-  /** items waiting in the list when last read (null: it could not be read) */
+  /** items waiting in the list (a sorted set: members, due or not) when last read (null: it could not be read) */
   length: number | null;
   /** items this launcher moved into skyq from it (dead letters included) */
   items: number;

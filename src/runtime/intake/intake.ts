@@ -1,24 +1,22 @@
-// The intake: moves items that other programs LPUSH onto classic Redis lists into
-// skyq's groups, as a BRPOP consumer of those lists would take them. One loop
-// takes from the first list (in the order given) that has items, so an earlier
-// list wins while it has any, exactly like `BRPOP high normal low`. While a list
-// looks empty, a connection of its own blocks in Redis on it (BLMOVE with a
-// timeout, into the holding list): an item pushed onto an idle list is moved the
-// moment it arrives, and an idle intake sends nothing but those blocking calls.
-// Every move goes through the launcher's holding list (src/queue/intake/transfer.ts),
-// and src/runtime/intake/recovery.ts adopts the holding lists of launchers that died.
+// The intake: moves what other programs leave in Redis for their own consumers into
+// skyq's groups. Classic LPUSH/BRPOP lists (list-lanes.ts) and sorted sets used as delay
+// queues (zset-lanes.ts) each go through a holding list of this launcher's in the
+// source's slot (src/queue/intake/transfer.ts). This part is what both share: the
+// registry where the launcher beats and keeps its holding lists, the adoption of dead
+// launchers' holding lists (src/runtime/intake/recovery.ts), and the stop, which adds
+// what the holding lists still hold.
 import type { Logger } from 'pino';
 import type { QueueOptions } from '../../queue/config.js';
-import { type HoldingRef, ownHolding } from '../../queue/intake/holding.js';
+import type { HoldingRef } from '../../queue/intake/holding.js';
 import type { IntakeSpec } from '../../queue/intake/spec.js';
-import { hand, take } from '../../queue/intake/transfer.js';
+import type { ZsetIntakeSpec } from '../../queue/intake/zset-spec.js';
 import type { Queue } from '../../queue/queue.js';
-import { connect, type RedisClient } from '../../redis/connection.js';
 import { IntakeScripts } from '../../redis/intake-scripts.js';
 import { every } from '../timers.js';
-import { type IntakeListFigures, OncePerMinute, RateWindow } from './figures.js';
+import { type IntakeListFigures, OncePerMinute } from './figures.js';
+import { ListLanes } from './list-lanes.js';
 import { drainHolding, IntakeRegistry, recoverDead } from './recovery.js';
-import { Signal, sleep } from './signal.js';
+import { type WatchedZset, ZsetLanes } from './zset-lanes.js';
 
 export interface IntakeSettings {
   /** most items one step moves (default 200) */
@@ -38,43 +36,18 @@ export const DEFAULT_INTAKE_SETTINGS: IntakeSettings = {
   deadAfterMs: 6000,
 };
 
-/** Bytes one step reads at most (when items are big, fewer of them). */
-const STEP_BYTES = 4 * 1024 * 1024;
-
-interface Lane {
-  spec: IntakeSpec;
-  ref: HoldingRef;
-  /** the blocking connection (only while its list looks empty does it wait in Redis) */
-  blocking: RedisClient;
-  /** estimates: items in the source list, and in the holding list; work when either is > 0 */
-  pending: number;
-  held: number;
-  /** fired when the lane runs out of work, for its blocker */
-  idle: Signal;
-  items: number;
-  length: number | null;
-  error: string | null;
-  rate: RateWindow;
-  /** mean item size of recent steps, to keep a step's bytes bounded */
-  meanBytes: number;
-  released: boolean;
-}
-
-const hasWork = (lane: Lane) => lane.pending > 0 || lane.held > 0;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class Intake {
   readonly #queue: Queue;
   readonly #scripts: IntakeScripts;
   readonly #registry: IntakeRegistry;
-  readonly #lanes: Lane[];
+  readonly #lists: ListLanes;
+  readonly #zsets: ZsetLanes;
   readonly #launcherId: string;
   readonly #log: Logger;
   readonly #settings: IntakeSettings;
   readonly #notes = new OncePerMinute();
-  readonly #wake = new Signal();
-  #loop: Promise<void> | null = null;
-  #blockers: Promise<void>[] = [];
   #recovering: Promise<void> | null = null;
   #beatTimer: NodeJS.Timeout | undefined;
   #closing = false;
@@ -84,7 +57,7 @@ export class Intake {
   constructor(
     queue: Queue,
     where: QueueOptions,
-    specs: IntakeSpec[],
+    sources: { lists: IntakeSpec[]; zsets: ZsetIntakeSpec[] },
     launcherId: string,
     log: Logger,
     settings: IntakeSettings = DEFAULT_INTAKE_SETTINGS,
@@ -95,46 +68,31 @@ export class Intake {
     this.#launcherId = launcherId;
     this.#log = log;
     this.#settings = settings;
-    const prefix = queue.config.prefix;
-    this.#lanes = specs.map((spec) => {
-      const blocking = connect(where, { name: 'skyq-intake', blocking: true });
-      blocking.on('error', () => undefined); // reported by the blocker's failed calls
-      return {
-        spec,
-        ref: ownHolding(prefix, launcherId, spec),
-        blocking,
-        pending: 1, // unknown: the first step finds out
-        held: 1,
-        idle: new Signal(),
-        items: 0,
-        length: null,
-        error: null,
-        rate: new RateWindow(),
-        meanBytes: 0,
-        released: false,
-      };
-    });
+    const { lists, zsets } = sources;
+    this.#lists = new ListLanes(queue, where, this.#scripts, lists, launcherId, log, settings);
+    this.#zsets = new ZsetLanes(queue, this.#scripts, zsets, launcherId, log, settings.batch);
   }
 
-  /** Registers the holding lists, adopts those of dead launchers, then starts moving. */
-  async start(): Promise<void> {
-    const dead = await this.#registry.beat(this.#lanes.map((lane) => lane.ref));
+  /**
+   * Registers the holding lists, adopts those of dead launchers, then starts moving.
+   * `zsetFallbackMs`: how often an idle sorted set is read when the watcher does not read it
+   * (0: the watcher does).
+   */
+  async start(zsetFallbackMs = 0): Promise<void> {
+    const dead = await this.#registry.beat(this.#refs());
     await this.#recover(dead);
-    this.#loop = this.#run();
-    this.#blockers = this.#lanes.map((lane) => this.#block(lane));
+    this.#lists.start();
+    this.#zsets.start(zsetFallbackMs);
     this.#beatTimer = every(() => void this.#beat(), this.#settings.beatMs);
   }
 
+  /** The sorted sets, for the watcher (their heads are read in its calls). */
+  watchedZsets(): WatchedZset[] {
+    return this.#zsets.watched();
+  }
+
   figures(): IntakeListFigures[] {
-    return this.#lanes.map((lane) => ({
-      list: lane.spec.list,
-      group: lane.spec.group,
-      priority: lane.spec.priority,
-      length: lane.length,
-      items: lane.items,
-      rate: Math.round(lane.rate.rate(lane.items) * 10) / 10,
-      error: lane.error,
-    }));
+    return [...this.#lists.figures(), ...this.#zsets.figures()];
   }
 
   /**
@@ -145,104 +103,23 @@ export class Intake {
     if (this.#closing) return;
     this.#closing = true;
     clearInterval(this.#beatTimer);
-    this.#wake.fire();
-    for (const lane of this.#lanes) lane.idle.fire();
-    await this.#loop;
-    // A blocked BLMOVE ends with its connection. One Redis served just before it saw the
-    // close has put its item in the holding list: the drain below adds it, or, when it
-    // came later still, the list is not removed and is adopted later.
-    for (const lane of this.#lanes) lane.blocking.disconnect();
-    await Promise.all(this.#blockers);
+    await Promise.all([this.#lists.stop(), this.#zsets.stop()]);
     await this.#recovering;
-    for (const lane of this.#lanes) {
-      try {
-        lane.items += await drainHolding(this.#queue, this.#scripts, this.#registry, lane.ref);
-        lane.released = (await this.#queue.client.exists(lane.ref.key)) === 0;
-      } catch (error) {
-        this.#note(lane, 'could not empty its holding list at stop', error);
-      }
-    }
-    if (this.#lanes.every((lane) => lane.released)) {
-      await this.#registry.leave().catch(() => undefined);
-    }
+    const drain = (ref: HoldingRef) =>
+      drainHolding(this.#queue, this.#scripts, this.#registry, ref);
+    await this.#lists.drainAll(drain);
+    await this.#zsets.drainAll(drain);
+    if (this.#refs().length === 0) await this.#registry.leave().catch(() => undefined);
   }
 
-  async #run(): Promise<void> {
-    while (!this.#closing) {
-      const lane = this.#lanes.find(hasWork);
-      if (!lane) {
-        await this.#wake.wait();
-        continue;
-      }
-      await this.#step(lane);
-      if (!hasWork(lane)) lane.idle.fire();
-    }
-  }
-
-  /** Moves one batch from the lane's list into its holding list and on into its group. */
-  async #step(lane: Lane): Promise<void> {
-    const { batch } = this.#settings;
-    const max = Math.max(1, Math.min(batch, Math.floor(STEP_BYTES / Math.max(1, lane.meanBytes))));
-    const moves = Math.max(0, Math.min(lane.pending, max - lane.held));
-    try {
-      const taken = await take(this.#queue, lane.ref, lane.spec.list, moves, max);
-      if (taken.sourceError) {
-        lane.pending = 0;
-        this.#noteList(lane, taken.sourceError);
-      } else {
-        lane.pending = taken.sourceLength ?? 0;
-        lane.length = taken.sourceLength;
-        this.#clearNote(lane);
-      }
-      lane.held = taken.held;
-      const count = taken.items.length;
-      if (count === 0) return;
-      const kept = await hand(this.#queue, this.#scripts, lane.ref, taken);
-      // Not kept: another launcher adopted the holding list; the next step reads it afresh.
-      if (kept) lane.held -= count;
-      lane.items += count;
-      const bytes = taken.items.reduce((sum, item) => sum + item.length, 0) / count;
-      lane.meanBytes = lane.meanBytes === 0 ? bytes : (lane.meanBytes * 3 + bytes) / 4;
-    } catch (error) {
-      this.#note(lane, 'could not move items', error);
-      if (!this.#closing) await sleep(1000);
-    }
-  }
-
-  /** While the lane's list looks empty, waits in Redis for its next item. */
-  async #block(lane: Lane): Promise<void> {
-    const { list } = lane.spec;
-    while (!this.#closing) {
-      if (hasWork(lane)) {
-        await lane.idle.wait();
-        continue;
-      }
-      try {
-        const item = await lane.blocking.blmoveBuffer(
-          list,
-          lane.ref.key,
-          'RIGHT',
-          'LEFT',
-          this.#settings.blockSeconds,
-        );
-        if (item !== null) {
-          lane.held++;
-          lane.pending = 1; // more may have come with it
-          this.#wake.fire();
-        }
-      } catch (error) {
-        if (this.#closing) return;
-        this.#noteList(lane, error);
-        await sleep(1000);
-      }
-    }
+  /** The holding lists registered for this launcher (all but those emptied at close). */
+  #refs(): HoldingRef[] {
+    return [...this.#lists.refs(), ...this.#zsets.refs()];
   }
 
   async #beat(): Promise<void> {
     try {
-      const dead = await this.#registry.beat(
-        this.#lanes.filter((lane) => !lane.released).map((lane) => lane.ref),
-      );
+      const dead = await this.#registry.beat(this.#refs());
       if (dead.length > 0 && !this.#recovering && !this.#closing) {
         this.#recovering = this.#recover(dead).finally(() => {
           this.#recovering = null;
@@ -252,16 +129,7 @@ export class Intake {
       this.#notes.take('beat', messageOf(error)).log &&
         this.#log.error({ event: 'intake-error', err: messageOf(error) }, 'intake: beat failed');
     }
-    // Lengths of lists that wait behind an earlier one (the steps read only the list they move).
-    for (const lane of this.#lanes) {
-      if (hasWork(lane) || this.#closing) continue;
-      this.#queue.client.llen(lane.spec.list).then(
-        (length) => {
-          lane.length = length;
-        },
-        (error) => this.#noteList(lane, error),
-      );
-    }
+    this.#lists.refreshLengths();
   }
 
   async #recover(dead: HoldingRef[]): Promise<void> {
@@ -283,30 +151,5 @@ export class Intake {
           'intake: recovery failed',
         );
     }
-  }
-
-  /** A list that cannot be read (a key of the wrong type): shown, and logged once a minute. */
-  #noteList(lane: Lane, error: unknown): void {
-    lane.length = null;
-    this.#note(lane, 'cannot read the list', error);
-  }
-
-  #note(lane: Lane, what: string, error: unknown): void {
-    const text = messageOf(error);
-    lane.error = text;
-    const { log, held } = this.#notes.take(lane.spec.list, text);
-    if (!log) return;
-    const { list } = lane.spec;
-    const repeats = held > 0 ? { repeats: held } : {};
-    this.#log.error(
-      { event: 'intake-error', list, err: text, ...repeats },
-      `intake: list ${list}: ${what}`,
-    );
-  }
-
-  #clearNote(lane: Lane): void {
-    if (lane.error === null) return;
-    lane.error = null;
-    this.#notes.clear(lane.spec.list);
   }
 }

@@ -47,8 +47,11 @@ export class IntakeRegistry {
     return dead;
   }
 
+  /** Registers a holding list of this launcher's (an adopted one), behind the format guard. */
   register(ref: HoldingRef): Promise<unknown> {
-    return this.#queue.client.hset(this.#keys.holding, ref.key, entryOf(ref));
+    const keys = [this.#keys.alive, this.#keys.holding];
+    const args = [this.#launcherId, String(this.#deadAfterMs), ref.key, entryOf(ref)];
+    return this.#scripts.run('alive', keys, args);
   }
 
   unregister(ref: HoldingRef): Promise<unknown> {
