@@ -28,6 +28,7 @@ const FILES = [
   'dead-letters.js',
   'job.js',
   'job-actions.js',
+  'job-flow.js',
   'job-sections.js',
   'jobs.js',
   'schedule-jobs.js',
