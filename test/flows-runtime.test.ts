@@ -5,7 +5,7 @@
  * still run); children in other groups are relayed to their parents.
  */
 import { describe, expect, it } from 'vitest';
-import { type Body, Queue } from '../src/index.js';
+import { type Body, type Message, Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
 import { expectFlowRan, type FlowRun, nodesOf, tree3 } from './helpers/flows.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
@@ -104,6 +104,43 @@ describe('flows under the runtime', () => {
       expect(ran.has(mid) || ran.has(ids.id)).toBe(false);
       expect(ids.children.slice(1).every((child) => ran.has(child.id))).toBe(true);
     });
+  });
+
+  it("an outcome left in the outbox (its relay never ran) is relayed by a launcher's sweep", async () => {
+    await redis.client.del('flow:runs');
+    const where = { redis: redis.server.url, prefix: 'fr5', groups: 2 };
+    const queue = new Queue(where);
+    try {
+      const ids = await queue.flows.add({
+        body: {},
+        options: { group: 0 },
+        children: [{ body: {}, options: { group: 1 } }],
+      });
+      const [child] = await queue.claim(1, 1);
+      // The acking client dies right after its ack: no relay runs.
+      queue.flows.relay.kick = () => undefined;
+      await queue.ack([child as Message]);
+      expect(await redis.client.hlen(`{fr5:1}:outbox`)).toBe(1);
+      expect((await queue.get(ids.id))?.state).toBe('waiting');
+      const launcher = await startActors({
+        ...where,
+        logDir: tempDir(),
+        handler: fixture('flow-record.mjs'),
+      });
+      try {
+        const runs = await waitFor('the parent to run', async () => {
+          const got = await runsOf();
+          return got.some((run) => run.id === ids.id) ? got : undefined;
+        });
+        expect(runs.find((run) => run.id === ids.id)?.children).toEqual([
+          [child?.id, 'done', null, null],
+        ]);
+      } finally {
+        await launcher.stop();
+      }
+    } finally {
+      await queue.close();
+    }
   });
 
   it('children in other groups are relayed to their parent', async () => {
