@@ -154,6 +154,58 @@ describe('flows in one group', () => {
   });
 });
 
+describe("a parent's flow data goes with its record", () => {
+  /** The flow hash's fields that name `parent`. */
+  const fieldsOf = async (q: Queue, parent: string) =>
+    (await redis.plain.hkeys(`{${q.config.prefix}:0}:flow`)).filter((f) =>
+      f.startsWith(`${parent}:`),
+    );
+
+  /** Runs a flow of two children to its end; returns the parent's id. */
+  async function runFlow(q: Queue): Promise<string> {
+    const ids = await q.flows.add({ body: 'p', children: [{ body: 'a' }, { body: 'b' }] });
+    await q.ack(await claimAtLeast(q, 0, 2));
+    await q.ack(await claimAtLeast(q, 0, 1));
+    return ids.id;
+  }
+
+  it('at once when no history is kept', async () => {
+    const q = await redis.queue({ groups: 1, keepDone: false });
+    const parent = await runFlow(q);
+    expect(await q.get(parent)).toBeNull();
+    expect(await fieldsOf(q, parent)).toEqual([]);
+  });
+
+  it('when the history forgets it, at the next sweep', async () => {
+    const q = await redis.queue({ groups: 1, keepDone: { count: 3, ageMs: 0 } });
+    const first = await runFlow(q);
+    expect((await q.get(first))?.children).toMatchObject({ total: 2, done: 2 });
+    expect(await fieldsOf(q, first)).toHaveLength(5); // n, c, d and each child's outcome
+    await q.flows.sweep(0);
+    expect(await fieldsOf(q, first)).toHaveLength(5); // still kept: still there
+    await runFlow(q); // three more done jobs: the first flow's go from the history
+    expect(await q.get(first)).toBeNull();
+    expect((await q.flows.sweep(0)).trimmed).toBe(1);
+    expect(await fieldsOf(q, first)).toEqual([]);
+  });
+
+  it('a dead parent keeps it while it is a dead letter, and runs with it when retried', async () => {
+    const q = await redis.queue({ groups: 1 });
+    const ids = await q.flows.add({ body: 'p', children: [{ body: 'a' }] });
+    const [child] = await claimAtLeast(q, 0, 1);
+    await q.fail(child as Message, new Error('bad'), { retry: false });
+    await q.flows.sweep(0);
+    expect((await q.get(ids.id))?.children).toMatchObject({ total: 1, dead: 1 });
+    expect(await q.deadLetters.retry({ ids: [ids.id] })).toBe(1);
+    await q.flows.sweep(0);
+    const [parent] = await claimAtLeast(q, 0, 1);
+    expect(parent?.id).toBe(ids.id);
+    expect((await q.flows.children(parent as Message)).map((c) => [c.state, c.error])).toEqual([
+      ['dead', 'bad'],
+    ]);
+  });
+});
+
 describe('flows over several groups', () => {
   it('children in other groups: their outcomes are relayed to the parent', async () => {
     const q = await redis.queue({ groups: 3 });

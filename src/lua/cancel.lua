@@ -19,14 +19,14 @@ local mode = ARGV[3] and argOneOf(3, 'flow mode', { '', 'force', 'cascade' }) or
 local id = ARGV[1] -- any bytes: a raw member's id is the member
 -- The record's tags tell a flow child (a raw member not leased yet has no record).
 local rec = redis.call('HGET', msgKey, id)
-local ref = flow.tagsOf(rec)
+local ref = flow().tagsOf(rec)
 if ref and mode == '' then
-  local refusal = flow.cancelRefusal(ref)
+  local refusal = flow().cancelRefusal(ref)
   if refusal then
     return refusal
   end
 end
-local was = flow.unqueue(id)
+local was = flow().unqueue(id)
 if not was then
   return 0
 end
@@ -38,13 +38,13 @@ publish('cancelled', { id }, eventsOn and { nameOf(rec) } or nil, '')
 dropHistory({ id })
 local elsewhere = {}
 if was == 'waiting' then
-  flow.cancelChildren(id, elsewhere)
-  flow.forget({ id })
+  flow().cancelChildren(id, elsewhere)
+  flow().forget({ id })
 end
 local done = 1
 if ref and mode ~= 'cascade' then
-  flow.report(id, ref, 'c', nowMs()) -- an optional child: its parent goes on without it
-  if flow.parseRef(ref) ~= flow.group() then
+  flow().report(id, ref, 'c', nowMs()) -- an optional child: its parent goes on without it
+  if flow().parseRef(ref) ~= flow().group() then
     done = 2 -- its outcome waits in the outbox: the caller relays it
   end
 end

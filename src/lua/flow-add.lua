@@ -67,10 +67,10 @@ for n = 1, count do
     skip[n] = true -- this very add, sent again
   elseif delayed[n] or due[n] or waiting[n] then
     return redis.error_reply('ERR skyq: flows.add: id ' .. ids[n] .. ' is taken by a pending message; nothing was added in group '
-      .. flow.group())
+      .. flow().group())
   elseif stored[n] and ARGV[at + 1] == 'g' then
     return redis.error_reply('ERR skyq: flows.add: generated id ' .. ids[n] .. ' is taken (the id counter went back); nothing was added in group '
-      .. flow.group() .. ': add the flow again')
+      .. flow().group() .. ': add the flow again')
   elseif stored[n] or dead[n] then
     replaced[#replaced + 1] = ids[n] -- a caller id, dead or done: replaced
   end
@@ -80,7 +80,7 @@ end
 if #replaced > 0 then
   bulk('ZREM', deadKey, replaced)
   dropHistory(replaced)
-  flow.forget(replaced)
+  flow().forget(replaced)
   forget(replaced)
 end
 

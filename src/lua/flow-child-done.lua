@@ -15,7 +15,7 @@ local refs, outcomes = {}, {}
 for i = 2, #ARGV, 2 do
   argText(i, 'child id')
   local ref, outcome = string.match(ARGV[i + 1], '^(%d+:[om]:[^\n]+)\n([dxc].*)$')
-  if not ref or flow.parseRef(ref) ~= flow.group() then
+  if not ref or flow().parseRef(ref) ~= flow().group() then
     refuse(i + 1, "an outbox entry must be '<this group>:<o|m>:<parent id>\\n<d|x|c><outcome>'")
   end
   refs[#refs + 1], outcomes[#outcomes + 1] = ref, outcome
@@ -23,7 +23,7 @@ end
 local now = nowMs()
 local out = {}
 for k = 1, count do
-  local _, optional, parent = flow.parseRef(refs[k])
-  out[k] = flow.childEnded(ARGV[2 * k], parent, optional, outcomes[k], now)
+  local _, optional, parent = flow().parseRef(refs[k])
+  out[k] = flow().childEnded(ARGV[2 * k], parent, optional, outcomes[k], now)
 end
 return out

@@ -1,13 +1,16 @@
 -- flow-lib.lua: flows, a parent that runs when its children are done (src/queue/flows/). The
 -- loader puts this text after events.lua and before history.lua (whose ack calls it) in front
--- of each group script. It is one local, the table `flow`: claim.lua has few locals to spare.
+-- of each group script. It is one local, `flow()`, which builds the library on its first use in
+-- a call and hands it back after: a script runs all of its prelude on every call, and building
+-- these functions costs about 4 µs, which a call that never touches a flow must not pay (the
+-- claim and ack of a message of no flow never call it). claim.lua has few locals to spare.
 --
 -- Design (format 8, src/queue/format.ts):
 -- * A child is an ordinary message whose record carries the tag `f<bytes>:<parent ref>`, ref =
 --   "<parent's group>:<o optional | m mandatory>:<parent id>". A parent's record carries
 --   `c<bytes>:<number of children>`. The client reads both tags at claim time, so claim and ack
 --   read nothing more for messages that are not flow members: the ack is told which of its ids
---   are flow members (history.lua ackLeased, flow.acked), and nothing else changes.
+--   are flow members (history.lua ackLeased, flow().acked), and nothing else changes.
 -- * A parent waits in the waiting set (id → when added) until its last child ended; its flow
 --   data is in the group's flow hash, fields named after it:
 --     <P>:n  children not ended yet        <P>:c  the children, JSON [[group, id, optional, name]]
@@ -16,7 +19,7 @@
 --     <P>:r:<C>  child C's outcome: '' not ended, 'd<ms>|<kind><result>' done (history.lua's
 --       result), 'x<reason>' dead, 'c' cancelled. The field exists from the add: a child that
 --       is not the parent's (a stale report to a parent id added again) changes nothing.
--- * A child that ends reports its outcome (flow.report): in its parent's slot at once, in the
+-- * A child that ends reports its outcome (flow().report): in its parent's slot at once, in the
 --   same script call (childEnded); else into its own slot's outbox (child id → "<ref>\n
 --   <outcome>"), relayed into the parent's slot by flow-child-done.lua (src/queue/flows/relay.ts:
 --   the client that acked it right after, and every launcher's actors every few seconds). The
@@ -31,277 +34,289 @@
 -- * A retried optional child that dies again changes nothing; one that is done replaces its
 --   dead entry while the parent still waits (the count stays: it dropped at the death).
 -- * Retention: a parent's flow data goes with its record. Acked without a kept history, at
---   once; otherwise it is listed in flowends when the parent ends, and flow.trim (flow-sweep.lua)
+--   once; otherwise it is listed in flowends when the parent ends, and flow().trim (flow-sweep.lua)
 --   drops the data of those whose record is gone (history or dead letters trimmed, purged).
-local flow = {}
-
--- This script's group (its delayed set is `<prefix>:<g>`), read once and only by flow code.
-function flow.group()
-  flow.here = flow.here or tonumber(string.match(delayedKey, ':(%d+)$'))
-  return flow.here
-end
-
--- A record's parent ref (`f` tag; nil when none) and whether it is a parent (`c` tag). Walks
--- the tags after the header's fourth bar; the body is never scanned.
-function flow.tagsOf(rec)
-  if not rec then
-    return nil, false
-  end
-  local _, at = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
-  if not at then
-    return nil, false
-  end
-  at = at + 1
-  local ref, parent = nil, false
-  for _ = 1, 4 do
-    local letter, bytes, from = string.match(rec, '^([npfc])(%d+):()', at)
-    if not letter then
-      break
+local flow
+do
+  local built
+  flow = function()
+    if built then
+      return built
     end
-    at = from + tonumber(bytes)
-    if letter == 'f' then
-      ref = string.sub(rec, from, at - 1)
-    elseif letter == 'c' then
-      parent = true
+    local F = {}
+    built = F
+
+    -- This script's group (its delayed set is `<prefix>:<g>`), read once and only by flow code.
+    function F.group()
+      F.here = F.here or tonumber(string.match(delayedKey, ':(%d+)$'))
+      return F.here
     end
-  end
-  return ref, parent
-end
 
--- A parent ref's group, whether the child is optional, and the parent's id.
-function flow.parseRef(ref)
-  local group, kind, parent = string.match(ref, '^(%d+):([om]):(.+)$')
-  return tonumber(group), kind == 'o', parent
-end
-
--- A parent's release: out of the waiting set, to wait for its own due time as add.lua would
--- have put it (priority 0 in the delayed set; others in the ready set when due, with pri).
-function flow.release(parent, now)
-  redis.call('ZREM', waitingKey, parent)
-  local spec = redis.call('HGET', flowKey, parent .. ':d') or '|0|1'
-  local score, priority, unit = string.match(spec, '^([^|]*)|(%d+)|(%d+)$')
-  unit = tonumber(unit) or 1
-  local dueMs = score and score ~= '' and tonumber(score) * unit or nil
-  if priority and priority ~= '0' then
-    fill(priKey, { parent, priority })
-  end
-  if dueMs and dueMs > now then
-    redis.call('ZADD', delayedKey, score, parent)
-    wakeIfEarlier(dueMs)
-  elseif priority and priority ~= '0' then
-    toReady({ parent }, { now })
-    wake()
-  else
-    redis.call('ZADD', delayedKey, unit == 1 and string.format('%d', now) or string.format('%.17g', now / unit), parent)
-    wake()
-  end
-end
-
--- A parent ended (done and kept, or dead): its flow data stays while its record does.
-function flow.ended(parent, now)
-  redis.call('ZADD', flowEndsKey, now, parent)
-end
-
--- A waiting parent dies of a child's death; its own parent learns of it (the cascade).
-function flow.died(parent, reason, now)
-  redis.call('ZREM', waitingKey, parent)
-  redis.call('ZADD', deadKey, now, parent)
-  redis.call('HSET', reasonKey, parent, reason)
-  publish('dead', { parent }, nil, reason)
-  flow.ended(parent, now)
-  local up = redis.call('HGET', flowKey, parent .. ':u')
-  if up then
-    flow.report(parent, up, 'x' .. reason, now)
-  end
-end
-
--- Child `child` of `parent` (this slot) ended with `outcome`. Returns 1 when recorded now, 2
--- when it was recorded before (a relay sent again), 0 when the parent does not wait for it.
-function flow.childEnded(child, parent, optional, outcome, now)
-  if not redis.call('ZSCORE', waitingKey, parent) then
-    return 0
-  end
-  local field = parent .. ':r:' .. child
-  local old = redis.call('HGET', flowKey, field)
-  if not old then
-    return 0 -- not one of its children (a report to an id that was added again)
-  end
-  local state = string.sub(outcome, 1, 1)
-  if old ~= '' then
-    if state == 'd' and string.sub(old, 1, 1) == 'x' then
-      redis.call('HSET', flowKey, field, outcome) -- a retried optional child done after all
-    end
-    return 2
-  end
-  redis.call('HSET', flowKey, field, outcome)
-  if state == 'x' and not optional then
-    flow.died(parent, 'child ' .. child .. ' failed: ' .. string.sub(outcome, 2), now)
-  elseif redis.call('HINCRBY', flowKey, parent .. ':n', -1) <= 0 then
-    flow.release(parent, now)
-  end
-  return 1
-end
-
--- A flow child ended: its parent learns it here, or through this slot's outbox.
-function flow.report(child, ref, outcome, now)
-  local group, optional, parent = flow.parseRef(ref)
-  if not group then
-    return
-  end
-  if group == flow.group() then
-    flow.childEnded(child, parent, optional, outcome, now)
-  else
-    redis.call('HSET', outboxKey, child, ref .. '\n' .. outcome)
-  end
-end
-
--- A message died (fail.lua, claim.lua): a child reports it, a parent keeps its flow data.
-function flow.recordDied(id, rec, reason, now)
-  local ref, parent = flow.tagsOf(rec)
-  if parent then
-    flow.ended(id, now)
-  end
-  if ref then
-    flow.report(id, ref, 'x' .. reason, now)
-  end
-end
-
--- The ack's flow section (history.lua ackLeased): ARGV[at] how many entries, then for each
--- the acked id's position among the ids named, its kind ('f' a child, 'c' a parent, 'fc'
--- both), its parent ref ('' for none) and its result (history.lua's "<ms>|<kind><data>").
--- `heldAt`: position → id for the leases the caller held; `kept`: a history is kept.
-function flow.acked(at, heldAt, kept, now)
-  for j = at + 1, at + 4 * tonumber(ARGV[at]), 4 do
-    local id, kind = heldAt[tonumber(ARGV[j])], ARGV[j + 1]
-    if id then
-      if string.find(kind, 'f', 1, true) then
-        flow.report(id, ARGV[j + 2], 'd' .. ARGV[j + 3], now)
+    -- A record's parent ref (`f` tag; nil when none) and whether it is a parent (`c` tag). Walks
+    -- the tags after the header's fourth bar; the body is never scanned.
+    function F.tagsOf(rec)
+      if not rec then
+        return nil, false
       end
-      if string.find(kind, 'c', 1, true) then
-        if kept then
-          flow.ended(id, now)
-        else
-          flow.forget({ id })
+      local _, at = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
+      if not at then
+        return nil, false
+      end
+      at = at + 1
+      local ref, parent = nil, false
+      for _ = 1, 4 do
+        local letter, bytes, from = string.match(rec, '^([npfc])(%d+):()', at)
+        if not letter then
+          break
+        end
+        at = from + tonumber(bytes)
+        if letter == 'f' then
+          ref = string.sub(rec, from, at - 1)
+        elseif letter == 'c' then
+          parent = true
         end
       end
+      return ref, parent
     end
-  end
-end
 
--- Forget the flow data of these parents: their fields, each child's outcome, their end.
-function flow.forget(parents)
-  if #parents == 0 or redis.call('EXISTS', flowKey) == 0 then
-    return
-  end
-  local names = {}
-  for i = 1, #parents do
-    names[i] = parents[i] .. ':c'
-  end
-  local lists, fields = bulkRead('HMGET', flowKey, names), {}
-  for i = 1, #parents do
-    local parent = parents[i]
-    for _, what in ipairs({ ':n', ':c', ':d', ':u' }) do
-      fields[#fields + 1] = parent .. what
+    -- A parent ref's group, whether the child is optional, and the parent's id.
+    function F.parseRef(ref)
+      local group, kind, parent = string.match(ref, '^(%d+):([om]):(.+)$')
+      return tonumber(group), kind == 'o', parent
     end
-    if lists[i] then
-      for _, child in ipairs(cjson.decode(lists[i])) do
-        fields[#fields + 1] = parent .. ':r:' .. child[2]
+
+    -- A parent's release: out of the waiting set, to wait for its own due time as add.lua would
+    -- have put it (priority 0 in the delayed set; others in the ready set when due, with pri).
+    function F.release(parent, now)
+      redis.call('ZREM', waitingKey, parent)
+      local spec = redis.call('HGET', flowKey, parent .. ':d') or '|0|1'
+      local score, priority, unit = string.match(spec, '^([^|]*)|(%d+)|(%d+)$')
+      unit = tonumber(unit) or 1
+      local dueMs = score and score ~= '' and tonumber(score) * unit or nil
+      if priority and priority ~= '0' then
+        fill(priKey, { parent, priority })
       end
-    end
-  end
-  bulk('HDEL', flowKey, fields)
-  if redis.call('EXISTS', flowEndsKey) == 1 then
-    bulk('ZREM', flowEndsKey, parents)
-  end
-end
-
--- Look at the `budget` parents that ended longest ago: the flow data of those no longer kept
--- (neither done nor dead: trimmed, purged, retried or added again) goes; the others are looked
--- at again last (a kept dead letter must not hide the ones after it). Returns how many went.
-function flow.trim(now, budget)
-  if budget <= 0 or redis.call('EXISTS', flowEndsKey) == 0 then
-    return 0
-  end
-  local old = redis.call('ZRANGE', flowEndsKey, 0, budget - 1)
-  local done = bulkRead('ZMSCORE', doneKey, old)
-  local dead = bulkRead('ZMSCORE', deadKey, old)
-  local gone, kept = {}, {}
-  for i = 1, #old do
-    if done[i] or dead[i] then
-      kept[#kept + 1] = now
-      kept[#kept + 1] = old[i]
-    else
-      gone[#gone + 1] = old[i]
-    end
-  end
-  flow.forget(gone)
-  if #kept > 0 then
-    bulk('ZADD', flowEndsKey, kept)
-  end
-  return #gone
-end
-
--- Take a message out of the set it waits in: 'waiting' for a parent, true for a delayed or
--- ready one, false when it is not waiting anywhere (unknown, running or dead).
-function flow.unqueue(id)
-  if redis.call('ZREM', delayedKey, id) == 1 then
-    return true
-  end
-  local due = redis.call('HGET', dueKey, id)
-  if due then
-    -- Active leases carry a token after a '/': those are being handled.
-    return not string.find(due, '/', 1, true)
-      and redis.call('ZREM', readyKey, readyMember(tonumber(due), id)) == 1
-  end
-  return redis.call('ZREM', waitingKey, id) == 1 and 'waiting'
-end
-
--- Cancel a cancelled parent's children that have not ended: those in this slot at once (a
--- running one is left to finish), recursively; returns "<group>:<id>" of those elsewhere.
-function flow.cancelChildren(parent, elsewhere)
-  local list = redis.call('HGET', flowKey, parent .. ':c')
-  if not list then
-    return elsewhere
-  end
-  local children, fields = cjson.decode(list), {}
-  for i, child in ipairs(children) do
-    fields[i] = parent .. ':r:' .. child[2]
-  end
-  local outcomes = bulkRead('HMGET', flowKey, fields)
-  for i, child in ipairs(children) do
-    local group, id = child[1], child[2]
-    if outcomes[i] == '' then
-      if group ~= flow.group() then
-        elsewhere[#elsewhere + 1] = group .. ':' .. id
+      if dueMs and dueMs > now then
+        redis.call('ZADD', delayedKey, score, parent)
+        wakeIfEarlier(dueMs)
+      elseif priority and priority ~= '0' then
+        toReady({ parent }, { now })
+        wake()
       else
-        local was = flow.unqueue(id)
-        if was then
-          publish('cancelled', { id }, nil, '')
-          if was == 'waiting' then
-            flow.cancelChildren(id, elsewhere)
-            flow.forget({ id })
+        redis.call('ZADD', delayedKey, unit == 1 and string.format('%d', now) or string.format('%.17g', now / unit), parent)
+        wake()
+      end
+    end
+
+    -- A parent ended (done and kept, or dead): its flow data stays while its record does.
+    function F.ended(parent, now)
+      redis.call('ZADD', flowEndsKey, now, parent)
+    end
+
+    -- A waiting parent dies of a child's death; its own parent learns of it (the cascade).
+    function F.died(parent, reason, now)
+      redis.call('ZREM', waitingKey, parent)
+      redis.call('ZADD', deadKey, now, parent)
+      redis.call('HSET', reasonKey, parent, reason)
+      publish('dead', { parent }, nil, reason)
+      F.ended(parent, now)
+      local up = redis.call('HGET', flowKey, parent .. ':u')
+      if up then
+        F.report(parent, up, 'x' .. reason, now)
+      end
+    end
+
+    -- Child `child` of `parent` (this slot) ended with `outcome`. Returns 1 when recorded now, 2
+    -- when it was recorded before (a relay sent again), 0 when the parent does not wait for it.
+    function F.childEnded(child, parent, optional, outcome, now)
+      if not redis.call('ZSCORE', waitingKey, parent) then
+        return 0
+      end
+      local field = parent .. ':r:' .. child
+      local old = redis.call('HGET', flowKey, field)
+      if not old then
+        return 0 -- not one of its children (a report to an id that was added again)
+      end
+      local state = string.sub(outcome, 1, 1)
+      if old ~= '' then
+        if state == 'd' and string.sub(old, 1, 1) == 'x' then
+          redis.call('HSET', flowKey, field, outcome) -- a retried optional child done after all
+        end
+        return 2
+      end
+      redis.call('HSET', flowKey, field, outcome)
+      if state == 'x' and not optional then
+        F.died(parent, 'child ' .. child .. ' failed: ' .. string.sub(outcome, 2), now)
+      elseif redis.call('HINCRBY', flowKey, parent .. ':n', -1) <= 0 then
+        F.release(parent, now)
+      end
+      return 1
+    end
+
+    -- A flow child ended: its parent learns it here, or through this slot's outbox.
+    function F.report(child, ref, outcome, now)
+      local group, optional, parent = F.parseRef(ref)
+      if not group then
+        return
+      end
+      if group == F.group() then
+        F.childEnded(child, parent, optional, outcome, now)
+      else
+        redis.call('HSET', outboxKey, child, ref .. '\n' .. outcome)
+      end
+    end
+
+    -- A message died (fail.lua, claim.lua): a child reports it, a parent keeps its flow data.
+    function F.recordDied(id, rec, reason, now)
+      local ref, parent = F.tagsOf(rec)
+      if parent then
+        F.ended(id, now)
+      end
+      if ref then
+        F.report(id, ref, 'x' .. reason, now)
+      end
+    end
+
+    -- The ack's flow section (history.lua ackLeased): ARGV[at] how many entries, then for each
+    -- the acked id's position among the ids named, its kind ('f' a child, 'c' a parent, 'fc'
+    -- both), its parent ref ('' for none) and its result (history.lua's "<ms>|<kind><data>").
+    -- `heldAt`: position → id for the leases the caller held; `kept`: a history is kept.
+    function F.acked(at, heldAt, kept, now)
+      for j = at + 1, at + 4 * tonumber(ARGV[at]), 4 do
+        local id, kind = heldAt[tonumber(ARGV[j])], ARGV[j + 1]
+        if id then
+          if string.find(kind, 'f', 1, true) then
+            F.report(id, ARGV[j + 2], 'd' .. ARGV[j + 3], now)
           end
-          forget({ id })
+          if string.find(kind, 'c', 1, true) then
+            if kept then
+              F.ended(id, now)
+            else
+              F.forget({ id })
+            end
+          end
         end
       end
     end
-  end
-  return elsewhere
-end
 
--- Whether cancelling a child (its ref) is refused: nil when allowed (optional, or its parent
--- here no longer waits); { 'refused', group, parent } when its parent here waits; { 'ask',
--- group, parent } when its parent is in another slot (the caller reads that one's state).
-function flow.cancelRefusal(ref)
-  local group, optional, parent = flow.parseRef(ref)
-  if optional or not group then
-    return nil
+    -- Forget the flow data of these parents: their fields, each child's outcome, their end.
+    function F.forget(parents)
+      if #parents == 0 or redis.call('EXISTS', flowKey) == 0 then
+        return
+      end
+      local names = {}
+      for i = 1, #parents do
+        names[i] = parents[i] .. ':c'
+      end
+      local lists, fields = bulkRead('HMGET', flowKey, names), {}
+      for i = 1, #parents do
+        local parent = parents[i]
+        for _, what in ipairs({ ':n', ':c', ':d', ':u' }) do
+          fields[#fields + 1] = parent .. what
+        end
+        if lists[i] then
+          for _, child in ipairs(cjson.decode(lists[i])) do
+            fields[#fields + 1] = parent .. ':r:' .. child[2]
+          end
+        end
+      end
+      bulk('HDEL', flowKey, fields)
+      if redis.call('EXISTS', flowEndsKey) == 1 then
+        bulk('ZREM', flowEndsKey, parents)
+      end
+    end
+
+    -- Look at the `budget` parents that ended longest ago: the flow data of those no longer kept
+    -- (neither done nor dead: trimmed, purged, retried or added again) goes; the others are looked
+    -- at again last (a kept dead letter must not hide the ones after it). Returns how many went.
+    function F.trim(now, budget)
+      if budget <= 0 or redis.call('EXISTS', flowEndsKey) == 0 then
+        return 0
+      end
+      local old = redis.call('ZRANGE', flowEndsKey, 0, budget - 1)
+      local done = bulkRead('ZMSCORE', doneKey, old)
+      local dead = bulkRead('ZMSCORE', deadKey, old)
+      local gone, kept = {}, {}
+      for i = 1, #old do
+        if done[i] or dead[i] then
+          kept[#kept + 1] = now
+          kept[#kept + 1] = old[i]
+        else
+          gone[#gone + 1] = old[i]
+        end
+      end
+      F.forget(gone)
+      if #kept > 0 then
+        bulk('ZADD', flowEndsKey, kept)
+      end
+      return #gone
+    end
+
+    -- Take a message out of the set it waits in: 'waiting' for a parent, true for a delayed or
+    -- ready one, false when it is not waiting anywhere (unknown, running or dead).
+    function F.unqueue(id)
+      if redis.call('ZREM', delayedKey, id) == 1 then
+        return true
+      end
+      local due = redis.call('HGET', dueKey, id)
+      if due then
+        -- Active leases carry a token after a '/': those are being handled.
+        return not string.find(due, '/', 1, true)
+          and redis.call('ZREM', readyKey, readyMember(tonumber(due), id)) == 1
+      end
+      return redis.call('ZREM', waitingKey, id) == 1 and 'waiting'
+    end
+
+    -- Cancel a cancelled parent's children that have not ended: those in this slot at once (a
+    -- running one is left to finish), recursively; returns "<group>:<id>" of those elsewhere.
+    function F.cancelChildren(parent, elsewhere)
+      local list = redis.call('HGET', flowKey, parent .. ':c')
+      if not list then
+        return elsewhere
+      end
+      local children, fields = cjson.decode(list), {}
+      for i, child in ipairs(children) do
+        fields[i] = parent .. ':r:' .. child[2]
+      end
+      local outcomes = bulkRead('HMGET', flowKey, fields)
+      for i, child in ipairs(children) do
+        local group, id = child[1], child[2]
+        if outcomes[i] == '' then
+          if group ~= F.group() then
+            elsewhere[#elsewhere + 1] = group .. ':' .. id
+          else
+            local was = F.unqueue(id)
+            if was then
+              publish('cancelled', { id }, nil, '')
+              if was == 'waiting' then
+                F.cancelChildren(id, elsewhere)
+                F.forget({ id })
+              end
+              forget({ id })
+            end
+          end
+        end
+      end
+      return elsewhere
+    end
+
+    -- Whether cancelling a child (its ref) is refused: nil when allowed (optional, or its parent
+    -- here no longer waits); { 'refused', group, parent } when its parent here waits; { 'ask',
+    -- group, parent } when its parent is in another slot (the caller reads that one's state).
+    function F.cancelRefusal(ref)
+      local group, optional, parent = F.parseRef(ref)
+      if optional or not group then
+        return nil
+      end
+      if group ~= F.group() then
+        return { 'ask', group, parent }
+      end
+      if redis.call('ZSCORE', waitingKey, parent) then
+        return { 'refused', group, parent }
+      end
+      return nil
+    end
+
+    return F
   end
-  if group ~= flow.group() then
-    return { 'ask', group, parent }
-  end
-  if redis.call('ZSCORE', waitingKey, parent) then
-    return { 'refused', group, parent }
-  end
-  return nil
 end

@@ -3,7 +3,7 @@
 -- kept (flow-lib.lua flow.trim), and reads the outbox entries still to relay.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] most outbox entries to read (0: none)
--- ARGV[2] most ended parents to look at (flow.trim)
+-- ARGV[2] most ended parents to look at (flow().trim)
 -- ARGV[3..] child id, outbox entry pairs to clear: each goes only while the outbox still
 --   holds that very entry (a child retried since may have left a newer one)
 -- Returns { cleared, trimmed, then child id, entry pairs read }.
@@ -22,7 +22,7 @@ for i = 3, #ARGV, 2 do
     cleared = cleared + redis.call('HDEL', outboxKey, ARGV[i])
   end
 end
-local out = { cleared, flow.trim(nowMs(), budget) }
+local out = { cleared, flow().trim(nowMs(), budget) }
 if limit > 0 and redis.call('EXISTS', outboxKey) == 1 then
   -- One HSCAN step: a small outbox (a listpack) comes whole, a large one about `limit` at a time.
   local found = redis.call('HSCAN', outboxKey, 0, 'COUNT', limit)[2]

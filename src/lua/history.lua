@@ -133,7 +133,7 @@ end
 -- when kept, one result per id named: "<duration ms>|<kind><result>", then, with
 -- events on, one name per id named ('' none): ack reads no record to learn them.
 -- Then, only when some acked ids are flow members, their flow section (flow-lib.lua
--- flow.acked): an ack without one does nothing more for flows.
+-- flow().acked): an ack without one does nothing more for flows.
 local function ackLeased(first)
   local retention = retentionOf(ARGV[first])
   setEvents(ARGV[first + 1])
@@ -148,7 +148,7 @@ local function ackLeased(first)
     for i = 1, #held do
       heldAt[positions[i]] = held[i]
     end
-    flow.acked(flowAt, heldAt, retention ~= nil, now)
+    flow().acked(flowAt, heldAt, retention ~= nil, now)
   end
   if #held > 0 then
     bulk('ZREM', activeKey, held)
