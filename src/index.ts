@@ -45,6 +45,7 @@ export type {
   FlowSpec,
   Flows,
   FlowTreeNode,
+  ParentData,
   RelayRound,
 } from './queue/flows/flows.js';
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';

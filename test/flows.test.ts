@@ -125,6 +125,19 @@ describe('flows in one group', () => {
     ]);
   });
 
+  it("a plain add of a waiting parent's caller id changes nothing, as for any pending id", async () => {
+    const q = await redis.queue({ groups: 1 });
+    await q.flows.add({
+      body: 'p',
+      options: { id: 'report-1' },
+      children: [{ body: 'c', options: { delay: 60_000 } }],
+    });
+    expect(await q.add('again', { id: 'report-1' })).toBe('report-1');
+    const info = await q.get('report-1');
+    expect([info?.state, info?.body]).toEqual(['waiting', 'p']);
+    expect(await q.claim(0, 10)).toEqual([]);
+  });
+
   it('cancel: a parent takes its pending children; a mandatory child is refused', async () => {
     const q = await redis.queue({ groups: 1 });
     const flow = await q.flows.add({

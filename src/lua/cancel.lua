@@ -17,16 +17,18 @@ argCount(2, 3)
 argEvents(2)
 local mode = ARGV[3] and argOneOf(3, 'flow mode', { '', 'force', 'cascade' }) or ''
 local id = ARGV[1] -- any bytes: a raw member's id is the member
--- The record's tags tell a flow child (a raw member not leased yet has no record).
+-- The record's tags tell a flow child (a raw member not leased yet has no record); only a
+-- record with tags has the flow library built (flow-lib.lua: it costs a few µs).
 local rec = redis.call('HGET', msgKey, id)
-local ref = flow().tagsOf(rec)
+local ref = rec and string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|[npfc]%d') and flow().tagsOf(rec)
 if ref and mode == '' then
   local refusal = flow().cancelRefusal(ref)
   if refusal then
     return refusal
   end
 end
-local was = flow().unqueue(id)
+-- Most wait in the delayed set; the ready set and the waiting set (flow parents) after it.
+local was = redis.call('ZREM', delayedKey, id) == 1 or flow().unqueue(id)
 if not was then
   return 0
 end

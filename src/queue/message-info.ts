@@ -24,14 +24,19 @@ export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done' | 'w
 export interface ChildCounts {
   /** how many children it has */
   total: number;
-  /** children not ended yet, by state (waiting: a child that is a parent too) */
+  /** children not ended yet, waiting for their due time */
   delayed: number;
+  /** children not ended yet, due */
   ready: number;
+  /** children running now */
   active: number;
+  /** children that are parents too, waiting for their own children */
   waiting: number;
-  /** children that ended: done, dead (an optional one, or the one its parent died of), cancelled */
+  /** children done */
   done: number;
+  /** children dead: an optional one, or the one its parent died of */
   dead: number;
+  /** optional children cancelled */
   cancelled: number;
 }
 

@@ -32,7 +32,7 @@ import { FlowRelay, type RelayRound, type RelayScript } from './relay.js';
 import type { FlowSpec } from './tree.js';
 
 export type { FlowChild, FlowChildState } from './outcome.js';
-export type { FlowTreeNode } from './read.js';
+export type { FlowTreeNode, ParentData } from './read.js';
 export type { RelayRound } from './relay.js';
 export type { FlowChildSpec, FlowNodeOptions, FlowSpec } from './tree.js';
 

@@ -16,7 +16,9 @@ export type ReadScript = (
 export interface ParentData {
   /** children not ended yet */
   left: number;
+  /** its children in the order given, with how each ended */
   children: FlowChild[];
+  /** its own parent, when it is a child too */
   parent: FlowParent | undefined;
 }
 
@@ -112,8 +114,11 @@ export async function childCounts(
 
 /** One node of a flow's tree (queue.flows.get): where it stands, and its children. */
 export interface FlowTreeNode {
+  /** its id */
   id: string;
+  /** its group */
   group: number;
+  /** its name, if it has one */
   name: string | undefined;
   /** a child that may die without its parent */
   optional: boolean;
