@@ -220,6 +220,52 @@ describe("a parent's flow data goes with its record", () => {
 });
 
 describe('flows over several groups', () => {
+  it('cancel: children elsewhere go with their parent; one its parent elsewhere waits for stays', async () => {
+    const q = await redis.queue({ groups: 3 });
+    const later = { delay: 60_000 };
+    const flow = await q.flows.add({
+      body: 'parent',
+      options: { group: 0 },
+      children: [
+        { body: 'must', options: { group: 1, ...later } },
+        { body: 'may', optional: true, options: { group: 2, ...later } },
+        {
+          body: 'mid',
+          options: { group: 2 },
+          children: [{ body: 'deep', options: { group: 1, ...later } }],
+        },
+      ],
+    });
+    const [must, may, mid] = flow.children.map((child) => child.id) as [string, string, string];
+    const deep = (flow.children[2] as FlowIds).children[0]?.id as string;
+    // Its parent (in group 0) waits: the child's own slot cannot tell, so it asks there.
+    await expect(q.cancel(must)).rejects.toMatchObject({ code: 'ERR_SKYQ_FLOW' });
+    expect(await q.cancel(may)).toBe(true);
+    await q.flows.relay.settled();
+    expect((await q.get(flow.id))?.children).toMatchObject({
+      cancelled: 1,
+      delayed: 1,
+      waiting: 1,
+    });
+    expect(await q.cancel(flow.id)).toBe(true);
+    for (const id of [flow.id, must, mid, deep]) expect(await q.get(id)).toBeNull();
+  });
+
+  it('a child elsewhere may be cancelled once its parent no longer waits (it died of a sibling)', async () => {
+    const q = await redis.queue({ groups: 2 });
+    const flow = await q.flows.add({
+      body: 'parent',
+      options: { group: 0 },
+      children: [{ body: 'bad' }, { body: 'later', options: { group: 1, delay: 60_000 } }],
+    });
+    const [bad, later] = flow.children.map((child) => child.id) as [string, string];
+    const [job] = await claimIds(q, 0, [bad]);
+    await q.fail(job as Message, new Error('boom'), { retry: false });
+    expect((await q.get(flow.id))?.state).toBe('dead');
+    expect(await q.cancel(later)).toBe(true);
+    expect(await q.get(later)).toBeNull();
+  });
+
   it('children in other groups: their outcomes are relayed to the parent', async () => {
     const q = await redis.queue({ groups: 3 });
     const flow = await q.flows.add({
