@@ -49,7 +49,7 @@ export type {
   RelayRound,
 } from './queue/flows/flows.js';
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';
-export type { WaitResult } from './queue/history/wait-for.js';
+export type { WaitForOptions, WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption, IntakeSpec } from './queue/intake/spec.js';
 export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.js';
 export type { Outcome } from './queue/leases.js';

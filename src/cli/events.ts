@@ -18,7 +18,7 @@ interface EventsFlags extends ConnectionFlags {
 export function registerEvents(program: Command): void {
   withConnectionFlags(program.command('events'))
     .description(
-      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale (all but done, dead and cancelled need start --events)',
+      'print events: added, started, done, failed, dead, cancelled, rescheduled, stale, progress (all but done, dead, cancelled and progress need start --events)',
     )
     .option('--follow', 'wait for more events until stopped (from now, unless --from)')
     .option('--group <groups>', 'only these groups, e.g. 3 or 0,3,7')
@@ -63,6 +63,7 @@ export function eventLine(event: QueueEvent): string {
     );
   }
   if (event.type === 'rescheduled') parts.push(`due ${new Date(event.dueAt ?? 0).toISOString()}`);
+  if (event.type === 'progress') parts.push(`progress ${preview(event.progress, 120)}`);
   if (event.reason !== undefined) parts.push(`(${preview(event.reason, 120)})`);
   return parts.join('  ');
 }

@@ -12,6 +12,7 @@ import { withQueue } from './with-queue.js';
 interface GetFlags extends ConnectionFlags {
   group?: string;
   json?: boolean;
+  logs?: boolean;
 }
 
 const BODY_PREVIEW = 200;
@@ -23,6 +24,7 @@ export function registerGet(program: Command): void {
     .description('show one message: state, due time, attempts, last error, body preview')
     .option('--group <g>', 'look only in this group (default: its home group, then all)')
     .option('--json', 'print JSON (the whole body)')
+    .option('--logs', "print the job's log lines (its handler's ctx.log, the last 100)")
     .action((id: string, flags: GetFlags) =>
       withQueue(flags, async (queue) => {
         const options =
@@ -48,6 +50,7 @@ export function registerGet(program: Command): void {
         console.log(readFromLine(flags));
         const now = await queue.clock(info.group).now();
         console.log(describe(info, now, queue.config.prefix, tree?.children));
+        if (flags.logs) console.log(logLines(info));
       }),
     );
 }
@@ -85,6 +88,12 @@ export function describe(
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
     ['body', preview(info.body, BODY_PREVIEW)],
   ];
+  if (info.progress !== undefined) rows.push(['progress', progressText(info.progress)]);
+  if (info.logCount !== undefined) {
+    const kept = info.logs?.length ?? 0;
+    const shown = kept === info.logCount ? `${kept}` : `the last ${kept} of ${info.logCount}`;
+    rows.push(['logs', `${shown} line${info.logCount === 1 ? '' : 's'} (--logs prints them)`]);
+  }
   if (info.state === 'done') rows.push(...doneRows(info, now));
   if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
   if (info.parent) {
@@ -148,4 +157,17 @@ function doneRows(info: MessageInfo, now: number): [string, string][] {
     ['duration', `${info.durationMs ?? 0} ms`],
     ['result', result],
   ];
+}
+
+/** A percentage as such, any other progress as JSON. */
+const progressText = (progress: unknown): string =>
+  typeof progress === 'number' ? `${progress} %` : preview(progress, BODY_PREVIEW);
+
+/** The job's kept log lines, each made safe to print; a line that says so when there are none. */
+export function logLines(info: MessageInfo): string {
+  const lines = info.logs ?? [];
+  if (lines.length === 0) return '(no log lines)';
+  const dropped = (info.logCount ?? lines.length) - lines.length;
+  const head = dropped > 0 ? [`(${dropped} earlier line${dropped === 1 ? '' : 's'} not kept)`] : [];
+  return [...head, ...lines.map(printable)].join('\n');
 }

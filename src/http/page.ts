@@ -30,6 +30,7 @@ const FILES = [
   'job-actions.js',
   'job-flow.js',
   'job-sections.js',
+  'job-reports.js',
   'jobs.js',
   'schedule-jobs.js',
   'table-labels.js',

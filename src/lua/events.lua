@@ -7,10 +7,12 @@
 --   EVENT_MARK → type, META_MARK → meta, then id → name ('' when it has none)
 -- The entry's stream id is when it happened (Redis clock). meta, by type:
 --   failed "<next due ms>|<failed attempts>|<error>", rescheduled "<due ms>",
---   dead the reason, stale "lease expired"; '' for the others.
--- done, dead and cancelled are always written (waitFor needs them: a waiter is told of
--- each end at once); added, started, failed, rescheduled and stale only when the caller
--- has events on (setEvents). With events off no record is read for a name ('' then).
+--   dead the reason, stale "lease expired", progress the values as one JSON array (one
+--   per id, in order: report.lua); '' for the others.
+-- done, dead, cancelled and progress are always written (waitFor needs them: a waiter is
+-- told of each end at once, and of progress as it comes); added, started, failed,
+-- rescheduled and stale only when the caller has events on (setEvents). With events off
+-- no record is read for a name ('' then).
 -- Format-4 entries (before events) hold id → done | dead pairs only: readers take both.
 
 local EVENT_MARK, META_MARK = '\255e', '\255m'
@@ -37,7 +39,7 @@ local function nameOf(rec)
 end
 
 -- The events written whatever the events flag says.
-local ALWAYS = { done = true, dead = true, cancelled = true }
+local ALWAYS = { done = true, dead = true, cancelled = true, progress = true }
 
 -- Append events of one type for these ids (names: a list beside them, or nil).
 local function publish(kind, ids, names, meta)

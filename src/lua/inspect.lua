@@ -8,11 +8,23 @@
 --   delayed, ready, active, waiting (a flow parent), dead, done (stateScore: when it
 --   finished, or for waiting when it was added; history.lua
 --   says what the entry holds), or { false, dedupe window end } when unknown. The
---   window end (ms, dedupe.lua) is false when no window is open.
+--   window end (ms, dedupe.lua) is false when no window is open. Two more follow a known
+--   message's: its reports (report.lua: "<lines logged>|<progress JSON>", false when none)
+--   and its last log lines (a list, empty when none).
 argCount(3)
 local unit = argUnit(1)
 local id = ARGV[2] -- any bytes: a raw member's id is the member
 argInt(3, 'kept history age in ms', 0)
+
+-- The job's reports and log lines (report.lua); the list is read only when it logged.
+local function reportsOf(job)
+  local report = redis.call('HGET', progressKey, job)
+  if not report or string.sub(report, 1, 2) == '0|' then
+    return report or false, {}
+  end
+  return report, redis.call('LRANGE', logKey(job), 0, -1)
+end
+
 local state, dueMs, score = false, false, false
 local delayedScore = redis.call('ZSCORE', delayedKey, id)
 local due = redis.call('HGET', dueKey, id)
@@ -46,6 +58,7 @@ else
       false, -- the record's priority
       redis.call('HGET', histKey, id) or false,
       windowOf(id),
+      reportsOf(id),
     }
   end
 end
@@ -63,4 +76,5 @@ return {
   redis.call('HGET', priKey, id) or '0',
   false, -- no history entry
   windowOf(id),
+  reportsOf(id),
 }

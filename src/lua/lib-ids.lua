@@ -44,6 +44,51 @@ local function forgetRare(ids)
   end
 end
 
+-- A job's log lines (report.lua): a list beside the progress hash, `{prefix:g}:log:<id>`.
+local function logKey(id)
+  return string.sub(progressKey, 1, -9) .. 'log:' .. id
+end
+
+-- Progress and log lines of these ids (report.lua). Most groups have none (no hash: one
+-- HLEN). Otherwise the cheaper side is read: the reporters' ids when they are fewer than
+-- the ids forgotten, else the ids' fields; a job that never reported costs no more.
+local function forgetReports(ids)
+  local reporters = redis.call('HLEN', progressKey)
+  if reporters == 0 then
+    return
+  end
+  local found = {}
+  if reporters <= #ids then
+    local wanted = {}
+    for i = 1, #ids do
+      wanted[ids[i]] = true
+    end
+    for _, id in ipairs(redis.call('HKEYS', progressKey)) do
+      if wanted[id] then
+        found[#found + 1] = id
+      end
+    end
+  else
+    local values = bulkRead('HMGET', progressKey, ids)
+    for i = 1, #ids do
+      if values[i] then
+        found[#found + 1] = ids[i]
+      end
+    end
+  end
+  if #found == 0 then
+    return
+  end
+  bulk('HDEL', progressKey, found)
+  local lists = {}
+  for i = 1, #found do
+    lists[i] = logKey(found[i])
+  end
+  for i = 1, #lists, CHUNK do
+    redis.call('DEL', unpack(lists, i, math.min(i + CHUNK - 1, #lists)))
+  end
+end
+
 -- Forget everything stored for these ids except set memberships.
 local function forget(ids)
   -- Never the placeholder field, which a raw member may be named like (see claim.lua).
@@ -88,6 +133,7 @@ local function forget(ids)
     end
   end
   forgetRare(ids)
+  forgetReports(ids)
 end
 
 -- Leases named from ARGV[first..last] (last: the end of ARGV when nil): groups

@@ -28,8 +28,9 @@ local wakeKey, nextKey, pausedKey, bigKey = KEYS[13], KEYS[14], KEYS[15], KEYS[1
 local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 local doneKey, histKey, finKey = KEYS[21], KEYS[22], KEYS[23]
 local preKey = KEYS[26] -- previews.lua (24 and 25: schedule-lib.lua, dedupe.lua)
+local progressKey = KEYS[28] -- report.lua: progress and log lines of running jobs (lib-ids.lua)
 -- Flows (flow-lib.lua): parents waiting, their flow data, outcomes for other slots, ended parents.
-local waitingKey, flowKey, outboxKey, flowEndsKey = KEYS[28], KEYS[29], KEYS[30], KEYS[31]
+local waitingKey, flowKey, outboxKey, flowEndsKey = KEYS[29], KEYS[30], KEYS[31], KEYS[32]
 
 -- The group's data format (format-guard.lua), before anything else is read or written.
 guardFormat(KEYS[27], true)

@@ -43,7 +43,13 @@
 //     An intake holding list may hold a sorted set's members (zsetIntake, lua/intake-zmove.lua):
 //     its entry in `{<prefix>:intake}:holding` names the set's `scoreUnit`, and its items are
 //     `<due ms>:<member>` (src/queue/intake/zset-items.ts). Older code adopting such a list
-//     after a crash would add each item, due time and all, as a body due now.
+//     after a crash would add each item, due time and all, as a body due now
+//     Running jobs' progress and log lines (lua/report.lua): `{<prefix>:<g>}:progress` (id →
+//     "<lines logged>|<progress JSON>") and each job's last 100 lines in a list
+//     `{<prefix>:<g>}:log:<id>`, both forgotten with the record (lib-ids.lua forgetReports);
+//     `progress` entries on the event stream (meta: the values as one JSON array). Older code
+//     would leave both behind when it forgets a record (readers of format 5 on skip the
+//     entries: a type they do not know is not theirs to read). Format-7 data has neither.
 //     A failed job's `err` field may keep its handler's stack after the message,
 //     `<message>\xff<stack>` (lua/fail.lua, src/queue/error-stack.ts; at most 8 KiB): older
 //     code would show the stack as part of the error. A format-7 value (no 0xff) reads as the

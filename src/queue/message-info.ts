@@ -12,6 +12,7 @@ import {
   type ScheduleTag,
   textOf,
 } from './record.js';
+import { jobReports } from './reports.js';
 import { nonceOf } from './spill.js';
 
 /**
@@ -88,6 +89,12 @@ export interface MessageInfo<B = Body> {
   bodyKept?: false;
   /** when its id's dedupe window ends (epoch ms, Redis clock), while one is open */
   dedupeUntil?: number;
+  /** the last progress its handler reported (ctx.progress), when it reported one */
+  progress?: unknown;
+  /** the last lines its handler logged (ctx.log), oldest first: at most 100, when it logged */
+  logs?: string[];
+  /** how many lines it logged in all (those no longer kept included), when it logged */
+  logCount?: number;
   /** a flow child: its parent */
   parent?: FlowParent;
   /** a flow parent: its children counted by state (queue.flows.get(id) has each one) */
@@ -133,6 +140,7 @@ export function messageInfo(
 ): MessageInfo {
   const [state, record, failed, lastError, deadReason, dueMs, score, priority, entry, window] =
     reply;
+  const [report, lines] = reply.slice(10) as unknown[];
   const text = (value: Buffer | number | null | undefined) =>
     value === null || value === undefined ? null : String(value);
   const failure = Buffer.isBuffer(lastError) ? splitError(lastError) : null;
@@ -166,6 +174,7 @@ export function messageInfo(
   if (String(state) === 'active' && score !== null) info.leaseUntil = Number(text(score));
   if (String(state) === 'dead' && score !== null) info.diedAt = Number(text(score));
   if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
+  Object.assign(info, jobReports(report, lines));
   if (decoded.parent) info.parent = decoded.parent;
   // A flow parent: counted by queue.get from its flow data (flows/read.ts childCounts).
   if (decoded.childCount !== undefined) info.children = noChildren(decoded.childCount);

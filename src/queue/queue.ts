@@ -39,7 +39,7 @@ import { Flows } from './flows/flows.js';
 import { childCounts } from './flows/read.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
-import { endingOf, type WaitResult, waitForJob } from './history/wait-for.js';
+import { endingOf, type WaitForOptions, type WaitResult, waitForJob } from './history/wait-for.js';
 import { Waiters } from './history/waiters.js';
 import { Leases, type Outcome, type PollOptions } from './leases.js';
 import type { Message, PollResult } from './message.js';
@@ -47,6 +47,15 @@ import { type MessageInfo, messageInfo } from './message-info.js';
 import { checkGroup, checkObject, rejectUnknown } from './options.js';
 import { RateLimits } from './ratelimit/buckets.js';
 import { type Body, headerOf } from './record.js';
+import {
+  checkLogLine,
+  type PendingReport,
+  progressText,
+  type ReportOutcome,
+  reportArgs,
+  reportOne,
+  reportOutcome,
+} from './reports.js';
 import { Schedules } from './schedules/schedules.js';
 import { type Unspill, unspill, unspillStart } from './spill.js';
 
@@ -304,9 +313,10 @@ export class Queue<B = Body> {
    * happened before the call (while its history is kept) or after. Rejects after `timeoutMs`
    * (default 30 s), when the id is not there (never added, cancelled, or finished and not
    * kept), and at once with ERR_SKYQ_CANCELLED when anyone cancels it meanwhile. However many
-   * wait, a Queue has one reader per group waited on, and none polls.
+   * wait, a Queue has one reader per group waited on, and none polls. `onProgress` is called
+   * with the job's progress as it comes.
    */
-  waitFor(id: string, options: { timeoutMs?: number; group?: number } = {}): Promise<WaitResult> {
+  waitFor(id: string, options: WaitForOptions = {}): Promise<WaitResult> {
     const get = (job: string, o?: { group?: number }) =>
       this.get(job, o) as Promise<MessageInfo | null>;
     const waiters = () =>
@@ -401,6 +411,40 @@ export class Queue<B = Body> {
     options: { attempted?: boolean } = {},
   ): Promise<number> {
     return this.#leases.release(messages as readonly Message[], options.attempted === true);
+  }
+
+  /**
+   * Records a running job's progress (a number from 0 to 100, or a JSON value up to 4 KiB):
+   * get() shows it, waitFor's onProgress and events() are told. False when the lease is no
+   * longer the caller's (as ack would refuse it). Handlers use `ctx.progress`, which batches.
+   */
+  async progress(message: Message<unknown>, value: unknown): Promise<boolean> {
+    const report = { progress: progressText(value), logged: 0, lines: [] };
+    return this.#reportOne(message as Message, report);
+  }
+
+  /**
+   * Appends a line (up to 1 KiB) to a running job's log, which keeps its last 100 lines while
+   * its record is kept. False when the lease is no longer the caller's. Handlers use `ctx.log`.
+   */
+  async log(message: Message<unknown>, line: string): Promise<boolean> {
+    const report = { progress: null, logged: 1, lines: [checkLogLine(line)] };
+    return this.#reportOne(message as Message, report);
+  }
+
+  #reportOne(message: Message, report: PendingReport): Promise<boolean> {
+    const { groups, events } = this.config;
+    const run = (group: number, args: Args) => this.run('report', group, args);
+    return reportOne(run, groups, events, message, report);
+  }
+
+  /** @internal The reports of jobs of one group, checked already (src/runtime/reports.ts). */
+  async sendReports(
+    group: number,
+    reports: ReadonlyMap<Message, PendingReport>,
+  ): Promise<ReportOutcome> {
+    const args = reportArgs(reports, this.config.events);
+    return reportOutcome(await this.run('report', group, args));
   }
 
   /** @internal Runs one script against one group's keys (`buffers`: the reply's strings as Buffers). */

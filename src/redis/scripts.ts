@@ -39,6 +39,7 @@ export const SCRIPT_NAMES = [
   'intake-dead',
   'id-block',
   'ratelimit-held',
+  'report',
   'flow-add',
   'flow-child-done',
   'flow-sweep',

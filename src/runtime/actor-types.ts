@@ -11,6 +11,14 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** how late this start was: start − due time, in ms on Redis's clock (as stats count it) */
   readonly lateMs: number;
+  /**
+   * Records the job's progress: a number from 0 to 100, or a JSON value up to 4 KiB (get()
+   * shows the last one; waitFor's onProgress and events() are told). Returns at once: calls
+   * go to Redis together, at most every 50 ms. Throws on a value it cannot take.
+   */
+  progress(value: unknown): void;
+  /** Appends a line (up to 1 KiB) to the job's log, which keeps its last 100; as progress(). */
+  log(line: string): void;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Message } from '../queue/message.js';
 import type { Handler, JobContext } from './actor-types.js';
 import { importModule, shownHandler } from './handler-load.js';
 import type { Logger } from './logger.js';
+import { PoolReports } from './pool-reports.js';
 
 /** A handler module path (relative to cwd) or file URL, as a file URL. */
 export function handlerUrl(spec: string): string {
@@ -81,13 +82,23 @@ export type PoolOutcome =
   | { result: unknown }
   | { name: string; message: string; code?: string; stack?: string };
 
+/** A job sent to the pool: how late it started, and the ref its reports carry (pool-reports.ts). */
+export type PoolJob = [job: Message, lateMs: number, ref: number];
+
+/** What a pool task answers: an outcome for each job, and, when any reported, how many calls each made. */
+export interface PoolReply {
+  outcomes: PoolOutcome[];
+  reported?: number[];
+}
+
 /**
  * The pool runs the user's module on piscina threads; they get the job and how late it
- * started. A pool task cannot be told to stop: its signal never aborts.
+ * started. A pool task cannot be told to stop: its signal never aborts. Its ctx.progress and
+ * ctx.log calls come back on the channel named `reportTo` (pool-reports.ts).
  */
 export interface PoolApi {
   /** runs the jobs on one pool thread, at once; an outcome for each, in order */
-  run(jobs: [job: Message, lateMs: number][]): Promise<PoolOutcome[]>;
+  run(jobs: PoolJob[], reportTo: string): Promise<PoolReply>;
 }
 
 /** Most jobs in one pool task: large batches would keep the other pool threads idle. */
@@ -99,27 +110,37 @@ const POOL_BATCH = 32;
  * thread hops (actor → launcher → pool thread, and back) instead of both.
  */
 export function poolHandler(pool: PoolApi): Handler {
-  let waiting: { job: [Message, number]; settle: (outcome: PoolOutcome | Error) => void }[] = [];
+  const reports = new PoolReports();
+  let waiting: { job: PoolJob; settle: (outcome: PoolOutcome | Error) => void }[] = [];
   const flush = () => {
     const batch = waiting;
     waiting = [];
     for (let at = 0; at < batch.length; at += POOL_BATCH) {
       const part = batch.slice(at, at + POOL_BATCH);
-      pool.run(part.map((entry) => entry.job)).then(
-        (outcomes) => {
-          for (const [i, entry] of part.entries()) entry.settle(outcomes[i] ?? null);
-        },
-        (error: Error) => {
-          for (const entry of part) entry.settle(error);
-        },
-      );
+      pool
+        .run(
+          part.map((entry) => entry.job),
+          reports.name,
+        )
+        .then(
+          ({ outcomes, reported }) => {
+            for (const [i, entry] of part.entries()) {
+              const outcome = outcomes[i] ?? null;
+              // A job that reported is settled once its reports are here (before its ack).
+              reports.finish(entry.job[2], reported?.[i] ?? 0, () => entry.settle(outcome));
+            }
+          },
+          (error: Error) => {
+            for (const entry of part) reports.finish(entry.job[2], 0, () => entry.settle(error));
+          },
+        );
     }
   };
-  return (job: Message, { lateMs }: JobContext) =>
+  return (job: Message, context: JobContext) =>
     new Promise<unknown>((resolve, reject) => {
       if (waiting.length === 0) setImmediate(flush);
       waiting.push({
-        job: [job, lateMs],
+        job: [job, context.lateMs, reports.track(context)],
         settle: (outcome) => {
           if (outcome === null) resolve(undefined);
           else if (outcome instanceof Error) reject(outcome);

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Message } from '../queue/message.js';
 import type { JobContext } from './actor-types.js';
+import type { Reports } from './reports.js';
 
 export interface Entry {
   readonly message: Message;
@@ -17,19 +18,33 @@ export interface Entry {
 /** What a handler gets besides the job; the signal is made on first use. */
 class Context implements JobContext {
   readonly #entry: Entry;
+  readonly #reports: Reports;
   readonly lateMs: number;
-  constructor(entry: Entry, lateMs: number) {
+  constructor(entry: Entry, lateMs: number, reports: Reports) {
     this.#entry = entry;
     this.lateMs = lateMs;
+    this.#reports = reports;
   }
   get signal(): AbortSignal {
     this.#entry.controller ??= new AbortController();
     return this.#entry.controller.signal;
   }
+  progress(value: unknown): void {
+    this.#reports.progress(this.#entry.message, value);
+  }
+  log(line: string): void {
+    this.#reports.log(this.#entry.message, line);
+  }
 }
 
 export class InFlight {
   readonly #entries = new Map<Message, Entry>();
+  readonly #reports: Reports;
+
+  /** `reports` takes the handlers' ctx.progress and ctx.log calls. */
+  constructor(reports: Reports) {
+    this.#reports = reports;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -44,7 +59,7 @@ export class InFlight {
   /** Marks the handler as started; returns the context to hand it. */
   start(entry: Entry, lateMs: number): JobContext {
     entry.startedAt = performance.now();
-    return new Context(entry, lateMs);
+    return new Context(entry, lateMs, this.#reports);
   }
 
   get(message: Message): Entry | undefined {

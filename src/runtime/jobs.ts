@@ -13,6 +13,7 @@ import { type Entry, InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { NoteRate } from './note-rate.js';
 import type { PauseWindows } from './pause-windows.js';
+import { Reports } from './reports.js';
 import { StartTimer } from './start-timer.js';
 import type { StatBlock } from './stat-block.js';
 
@@ -36,7 +37,9 @@ export interface JobsParts {
 
 export class Jobs {
   readonly #parts: JobsParts;
-  readonly #inFlight = new InFlight();
+  /** the handlers' ctx.progress and ctx.log, sent before their jobs' acks and failures */
+  readonly #reports: Reports;
+  readonly #inFlight: InFlight;
   readonly #startTimer: StartTimer<Message>;
   /** handlers done: acked with the next poll */
   #finished: Message[] = [];
@@ -50,6 +53,9 @@ export class Jobs {
 
   constructor(parts: JobsParts) {
     this.#parts = parts;
+    const { settings, queue, log, stats, errors } = parts;
+    this.#reports = new Reports({ group: settings.group, queue, log, stats, errors });
+    this.#inFlight = new InFlight(this.#reports);
     this.#startTimer = new StartTimer<Message>(parts.now, (message, now) =>
       this.#start(message, now),
     );
@@ -74,6 +80,7 @@ export class Jobs {
   }
 
   takeFinished(): Message[] {
+    this.#reports.flush(); // on the connection before the ack: Redis runs it first
     const messages = this.#finished;
     this.#finished = [];
     return messages;
@@ -226,6 +233,7 @@ export class Jobs {
 
   #fail(message: Message, error: unknown): void {
     const { stats, log, queue, errors } = this.#parts;
+    this.#reports.flush();
     stats.add('failed');
     const text = error instanceof Error ? error.message : String(error);
     // A name nobody handles is not retried: no attempt would find a handler. It waits in the

@@ -10,10 +10,10 @@ import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
-import type { Message } from '../queue/message.js';
 import { Queue } from '../queue/queue.js';
 import { connect, ensureReachable } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
+import type { PoolJob } from './handler.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
@@ -246,7 +246,8 @@ export class Launcher {
     const url = this.#plan.handlerUrl;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    serve({ run: (jobs: [Message, number][]) => pool.run({ handler: url, jobs }) }, port1);
+    const run = (jobs: PoolJob[], reportTo: string) => pool.run({ handler: url, jobs, reportTo });
+    serve({ run }, port1);
     return { actorEnd: port2, close: () => port1.close() };
   }
 

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { groupKeys } from '../../src/base/keys.js';
+import { keyOf } from '../../src/base/keys.js';
 import { type FlowIds, Queue } from '../../src/index.js';
 import { nodesOf } from '../helpers/flows.js';
 import { type CliChild, tempDir, waitFor } from '../helpers/runtime.js';
@@ -31,7 +31,7 @@ const servers = useFaultServers();
 /** Outcomes waiting in the groups' outboxes for a relay (or its confirmation). */
 async function outboxEntries(queue: Queue): Promise<number> {
   const sizes = await Promise.all(
-    Array.from({ length: GROUPS }, (_, g) => queue.client.hlen(groupKeys(PREFIX, g)[29] as string)),
+    Array.from({ length: GROUPS }, (_, g) => queue.client.hlen(keyOf(PREFIX, g, 'outbox'))),
   );
   return sizes.reduce((a, b) => a + b, 0);
 }
@@ -100,10 +100,9 @@ describe('kill -9 of a launcher while flows complete', () => {
         async () => {
           const sizes = await Promise.all(
             Array.from({ length: GROUPS }, async (_, g) => {
-              const keys = groupKeys(PREFIX, g);
               return (
-                (await queue.client.zcard(keys[27] as string)) +
-                (await queue.client.hlen(keys[29] as string))
+                (await queue.client.zcard(keyOf(PREFIX, g, 'waiting'))) +
+                (await queue.client.hlen(keyOf(PREFIX, g, 'outbox')))
               );
             }),
           );

@@ -116,6 +116,27 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ],
       ],
     },
+    report: {
+      valid: ['', '3', ...lease, '50', '', '1', '1', 'a line'],
+      bad: [
+        ['nothing at all', []],
+        ['an events flag not 1 or empty', ['on', '3', ...lease, '50', '', '1', '1', 'l']],
+        ['a lease count not a number', ['', 'x', ...lease, '50', '', '1', '1', 'l']],
+        ['a lease count past the end', ['', '99', ...lease, '50', '', '1', '1', 'l']],
+        ['an empty token', ['', '3', '', '1', '$id', '50', '', '1', '1', 'l']],
+        ['no report after the lease', ['', '3', ...lease]],
+        ['a progress that is not JSON', ['', '3', ...lease, '{oops', '', '0', '0']],
+        ['a progress over 4096 bytes', ['', '3', ...lease, '1'.repeat(4097), '', '0', '0']],
+        ['a count of lines logged not a number', ['', '3', ...lease, '', '', 'x', '0']],
+        ['more lines sent than logged', ['', '3', ...lease, '', '', '1', '2', 'a', 'b']],
+        [
+          'more than 100 lines sent',
+          ['', '3', ...lease, '', '', '101', '101', ...Array.from({ length: 101 }, () => 'l')],
+        ],
+        ['a line over 1024 bytes', ['', '3', ...lease, '', '', '1', '1', 'l'.repeat(1025)]],
+        ['a line missing', ['', '3', ...lease, '', '', '2', '2', 'l']],
+      ],
+    },
     extend: {
       valid: ['30000', ...lease],
       bad: [

@@ -6,7 +6,11 @@ import { ApiError, get, post } from './api.js';
 import { confirmAction, el, guardActions, replaceChildren, toast } from './dom.js';
 import { jobActions } from './job-actions.js';
 import { flow } from './job-flow.js';
+import { followLog, replaceReports, reports } from './job-reports.js';
 import { body, errorsOf, facts, result, timeline } from './job-sections.js';
+
+/** How often the view reads a running job again (its progress and log lines). */
+const REFRESH_MS = 1000;
 
 export class JobView {
   /** { id, idBase64?, group? }: the job shown */
@@ -15,6 +19,8 @@ export class JobView {
   /** the job shown is a flow parent waiting for its children */
   #waiting = false;
   #onChanged;
+  /** reads a running job again (its progress and log lines) */
+  #refresh = null;
 
   /** `onChanged()`: an action changed the queue (lists redraw). */
   constructor(onChanged) {
@@ -24,6 +30,7 @@ export class JobView {
     this.title = document.getElementById('job-title');
     document.getElementById('job-close').addEventListener('click', () => this.dialog.close());
     this.dialog.addEventListener('close', () => {
+      clearTimeout(this.#refresh);
       if (this.#opener?.isConnected) this.#opener.focus();
       this.#opener = null;
     });
@@ -44,16 +51,22 @@ export class JobView {
     await this.#load();
   }
 
-  async #load() {
-    const ref = this.#ref;
-    if (this.title.textContent !== `Job ${ref.id}`)
-      replaceChildren(this.title, 'Job ', el('code', {}, ref.id));
+  /** The job's route, by its group and, for an id that is not UTF-8, its bytes. */
+  #path(ref) {
     const query = new URLSearchParams();
     if (ref.group !== undefined) query.set('group', ref.group);
     if (ref.idBase64) query.set('idBase64', ref.idBase64);
+    return `/api/jobs/${encodeURIComponent(ref.id)}${query.size ? `?${query}` : ''}`;
+  }
+
+  async #load() {
+    clearTimeout(this.#refresh);
+    const ref = this.#ref;
+    if (this.title.textContent !== `Job ${ref.id}`)
+      replaceChildren(this.title, 'Job ', el('code', {}, ref.id));
     let job;
     try {
-      job = await get(`/api/jobs/${encodeURIComponent(ref.id)}${query.size ? `?${query}` : ''}`);
+      job = await get(this.#path(ref));
     } catch (error) {
       const text = error instanceof ApiError ? error.message : String(error);
       replaceChildren(this.view, el('p', { class: 'missing', role: 'status' }, text));
@@ -62,14 +75,14 @@ export class JobView {
     // Actions name the job by its group, and by its bytes when its id is not UTF-8.
     this.#ref = { ...ref, group: job.group, ...(job.idBase64 ? { idBase64: job.idBase64 } : {}) };
     this.#waiting = job.state === 'waiting';
-    // Sections in order. A flow's parent and children, or a running job's progress and log
-    // lines, are sections too: they go in this list.
+    // Sections in order: a flow's parent and children, a running job's progress and log lines.
     const opener = this.#opener;
     const openNode = (node) => void this.open(node, opener);
     const sections = [
       facts(job),
       flow(job, openNode),
       timeline(job),
+      reports(job),
       errorsOf(job),
       body(job),
       result(job),
@@ -79,7 +92,30 @@ export class JobView {
       reschedule: (due) => this.#reschedule(due),
     });
     replaceChildren(this.view, sections, actions);
+    followLog(this.view);
     guardActions(this.view);
+    this.#follow(job);
+  }
+
+  /** While the job runs, its progress and lines are read again each second. */
+  #follow(job) {
+    clearTimeout(this.#refresh);
+    if (job.state !== 'active' || !this.dialog.open) return;
+    const ref = this.#ref;
+    this.#refresh = setTimeout(async () => {
+      let fresh;
+      try {
+        fresh = await get(this.#path(ref));
+      } catch {
+        fresh = null; // gone, or the server is away: the next #load says so
+      }
+      if (ref !== this.#ref || !this.dialog.open) return;
+      const part = this.view.querySelector('[data-part="reports"]');
+      // It ended (or went back to wait): everything changed, so everything is drawn again.
+      if (fresh?.state !== 'active' || !part) return void this.#load();
+      replaceReports(part, reports(fresh));
+      this.#follow(fresh);
+    }, REFRESH_MS);
   }
 
   /** The route body that names this job (its bytes when its id is not UTF-8). */

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'cancelled',
   'rescheduled',
   'stale',
+  'progress',
 ] as const;
 /** One of EVENT_TYPES. */
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -41,6 +42,8 @@ export interface QueueEvent {
   error?: string;
   /** dead: why; stale: 'lease expired' */
   reason?: string;
+  /** progress: the value its handler reported (ctx.progress) */
+  progress?: unknown;
 }
 
 /** An event before its cursor is known (the reader adds it when it hands the event out). */
@@ -77,6 +80,7 @@ export function eventsOf(
     const type = String(fields[1]);
     if (!KNOWN.has(type)) return out; // a type from a newer skyq: not ours to guess at
     const meta = String(fields[3]);
+    const values = type === 'progress' ? progressValues(meta) : [];
     for (let i = 4; i + 1 < fields.length; i += 2) {
       const name = String(fields[i + 1]);
       const event: RawEvent = {
@@ -86,7 +90,8 @@ export function eventsOf(
         name: name === '' ? undefined : name,
         at,
       };
-      addMeta(event, meta);
+      if (type === 'progress') event.progress = values[(i - 4) / 2];
+      else addMeta(event, meta);
       out.push(event);
     }
     return out;
@@ -98,6 +103,16 @@ export function eventsOf(
     out.push({ type, id: textOf(fields[i] as Buffer), group, name: undefined, at });
   }
   return out;
+}
+
+/** A progress entry's values: one JSON array, in the order of its ids (lua/report.lua). */
+function progressValues(meta: string): unknown[] {
+  try {
+    const values: unknown = JSON.parse(meta);
+    return Array.isArray(values) ? values : [];
+  } catch {
+    return [];
+  }
 }
 
 function addMeta(event: RawEvent, meta: string): void {

@@ -30,20 +30,43 @@ export function endingOf(info: MessageInfo | null): 'done' | 'dead' | 'gone' | n
   return info.state === 'done' || info.state === 'dead' ? info.state : null;
 }
 
+/** What `queue.waitFor(id, options)` takes. */
+export interface WaitForOptions {
+  /** how long to wait, in ms (default 30 s) */
+  timeoutMs?: number;
+  /** the job's group, when it is not its id's home group */
+  group?: number;
+  /**
+   * Called with the job's progress as its handler reports it (ctx.progress), first with the
+   * last one reported before the call; what it throws is ignored.
+   */
+  onProgress?: (progress: unknown) => void;
+}
+
 export async function waitForJob(
   get: GetInfo,
   waiters: () => Waiters,
   id: string,
-  options: { timeoutMs?: number; group?: number },
+  options: WaitForOptions,
 ): Promise<WaitResult> {
-  const { timeoutMs = 30_000, group, ...rest } = checkObject('options', options);
+  const { timeoutMs = 30_000, group, onProgress, ...rest } = checkObject('options', options);
   rejectUnknown('', rest);
   const ms = checkDuration('timeoutMs', timeoutMs);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw errors.invalidOption('onProgress', 'must be a function', onProgress);
+  const told = onProgress as WaitForOptions['onProgress'];
   const first = await get(id, group === undefined ? {} : { group: group as number });
   if (!first) throw errors.notFound(id, 'never added, cancelled, or finished and not kept');
   let info: MessageInfo | null = first;
   if (first.state !== 'done' && first.state !== 'dead') {
-    const ending = await waiters().wait(id, first.group, ms);
+    if (told && first.progress !== undefined) {
+      try {
+        told(first.progress);
+      } catch {
+        // the caller's callback: its failure does not end the wait
+      }
+    }
+    const ending = await waiters().wait(id, first.group, ms, told);
     if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
     // Told by the stream, whoever cancelled it (lua/cancel.lua, a schedule's change).
     if (ending === 'cancelled') throw errors.cancelled(id);

@@ -2,7 +2,7 @@
 // the group's event stream ({prefix:g}:fin, lua/events.lua: done, dead and cancelled events
 // are written whether events are on or not) per call; while anyone waits on a
 // group, one connection of its own blocks in XREAD on that stream and settles the waiters of
-// the ids it names. No waiter polls: a waiter costs a map entry and one timer.
+// the ids it names (and tells them of progress: report.lua always writes it there too). No waiter polls: a waiter costs a map entry and one timer.
 //
 // Nothing is missed: a waiter is registered, then the reader's position is fixed (from then on
 // every entry is seen), and only then is the job's state read once; an end before that shows
@@ -24,6 +24,8 @@ interface Waiter {
   settle(ending: Ending | 'gone'): void;
   /** the stream holds data this skyq cannot read (a newer format) */
   fail(error: unknown): void;
+  /** the job reported progress (waitFor's onProgress) */
+  progress?: (value: unknown) => void;
 }
 
 /** How long one XREAD blocks: short enough to notice that nobody waits any more. */
@@ -85,6 +87,7 @@ class GroupReader {
               if (event.type === 'done' || event.type === 'dead')
                 this.#settle(event.id, event.type);
               else if (event.type === 'cancelled') void this.#cancelled(event.id);
+              else if (event.type === 'progress') this.#progress(event.id, event.progress);
             }
           }
         }
@@ -120,6 +123,16 @@ class GroupReader {
     else if (now) this.#settle(id, now);
   }
 
+  #progress(id: string, value: unknown): void {
+    for (const waiter of this.waiters.get(id) ?? []) {
+      try {
+        waiter.progress?.(value);
+      } catch {
+        // the caller's callback: its failure is not the reader's
+      }
+    }
+  }
+
   #settle(id: string, ending: Ending | 'gone'): void {
     const waiting = this.waiters.get(id);
     if (!waiting) return;
@@ -148,8 +161,13 @@ export class Waiters {
     this.#check = check;
   }
 
-  /** Resolves how the job ended; rejects after timeoutMs. */
-  async wait(id: string, group: number, timeoutMs: number): Promise<Ending | 'gone'> {
+  /** Resolves how the job ended, telling `onProgress` of its progress; rejects after timeoutMs. */
+  async wait(
+    id: string,
+    group: number,
+    timeoutMs: number,
+    onProgress?: (value: unknown) => void,
+  ): Promise<Ending | 'gone'> {
     if (this.#closed) throw errors.closed('queue');
     const reader = this.#reader(group);
     let settle!: (ending: Ending | 'gone') => void;
@@ -159,6 +177,7 @@ export class Waiters {
       fail = reject;
     });
     const waiter: Waiter = { settle: (ending) => settle(ending), fail: (error) => fail(error) };
+    if (onProgress) waiter.progress = onProgress;
     const waiting = reader.waiters.get(id) ?? new Set<Waiter>();
     waiting.add(waiter);
     reader.waiters.set(id, waiting);
