@@ -102,6 +102,7 @@ describe('every Lua script refuses malformed arguments', () => {
       'args',
       'format-guard',
       'claim-lib',
+      'cancel-lib',
       'lib',
       'lib-ids',
       'lib-held',

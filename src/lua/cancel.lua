@@ -22,13 +22,12 @@ local id = ARGV[1] -- any bytes: a raw member's id is the member
 local rec = redis.call('HGET', msgKey, id)
 local ref = rec and string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|[npfc]%d') and flow().tagsOf(rec)
 if ref and mode == '' then
-  local refusal = flow().cancelRefusal(ref)
+  local refusal = cancelRefusal(ref)
   if refusal then
     return refusal
   end
 end
--- Most wait in the delayed set; the ready set and the waiting set (flow parents) after it.
-local was = redis.call('ZREM', delayedKey, id) == 1 or flow().unqueue(id)
+local was = unqueue(id) -- cancel-lib.lua: the delayed, ready or waiting set
 if not was then
   return 0
 end
@@ -40,7 +39,7 @@ publish('cancelled', { id }, eventsOn and { nameOf(rec) } or nil, '')
 dropHistory({ id })
 local elsewhere = {}
 if was == 'waiting' then
-  flow().cancelChildren(id, elsewhere)
+  cancelChildren(id, elsewhere)
   flow().forget({ id })
 end
 local done = 1

@@ -68,12 +68,13 @@ const LUA_DIR = new URL('../lua/', import.meta.url);
 /**
  * Helpers some group scripts share, put after lib.lua: the schedule scripts' (schedule-lib), the
  * rate limits' held messages (lib-held: the claim holds them back, ratelimit-held counts them),
- * the claim's own (claim-lib: remembered batches, due members).
+ * the claim's own (claim-lib: remembered batches, due members), cancel's flow helpers (cancel-lib).
  */
 function extraLibsOf(name: string): string[] {
   if (name.startsWith('schedule-')) return ['schedule-lib'];
   if (name === 'claim') return ['lib-held', 'claim-lib'];
   if (name === 'ratelimit-held') return ['lib-held'];
+  if (name === 'cancel') return ['cancel-lib'];
   return [];
 }
 
