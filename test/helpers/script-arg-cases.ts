@@ -289,7 +289,14 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ['an empty child id', ['10', '10', '', 'x']],
       ],
     },
-    'flow-children': { valid: ['$id'], bad: [['an empty id', ['']]] },
+    'flow-children': {
+      valid: ['all', '$id'],
+      bad: [
+        ['an empty id', ['all', '']],
+        ['no ids', ['states']],
+        ['neither all nor states', ['some', '$id']],
+      ],
+    },
     'flow-states': { valid: ['1', '$id'], bad: [['no ids', ['1']]] },
     'intake-alive': {
       valid: ['launcher-1', '6000'],

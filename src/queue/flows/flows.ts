@@ -80,19 +80,20 @@ export class Flows<B = unknown> {
    * no flow parent, or whose flow data is gone.
    */
   async children(message: Pick<Message, 'id' | 'group'>): Promise<FlowChild[]> {
-    const [data] = await readParents(this.#parts.read, message.group, [message.id]);
+    const [data] = await readParents(this.#parts.read, message.group, [message.id], 'all');
     return data?.children ?? [];
   }
 
-  /** A parent's flow data (children, outcomes, its own parent); null when it has none. */
+  /** A parent's flow data (children, outcomes with results, its own parent); null when none. */
   async parent(id: string, group: number): Promise<ParentData | null> {
-    const [data] = await readParents(this.#parts.read, group, [id]);
+    const [data] = await readParents(this.#parts.read, group, [id], 'all');
     return data ?? null;
   }
 
   /**
-   * A flow's tree from the node `id` down (each node's state, name, and for ended children the
-   * result or error their parent recorded), at most `maxNodes` nodes; null for an unknown id.
+   * A flow's tree from the node `id` down (each node's state and name, and a dead child's error
+   * as its parent recorded it; results are in each job's own get()), at most `maxNodes` nodes;
+   * null for an unknown id.
    */
   async get(
     id: string,

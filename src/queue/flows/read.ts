@@ -22,14 +22,22 @@ export interface ParentData {
   parent: FlowParent | undefined;
 }
 
-/** The flow data of parents of one group, in their order; null for an id without any. */
+/**
+ * The flow data of parents of one group, in their order; null for an id without any. `what`:
+ * 'all' reads each done child's result, 'states' leaves them out (the views).
+ */
 export async function readParents(
   run: ReadScript,
   group: number,
   parents: string[],
+  what: 'all' | 'states' = 'states',
 ): Promise<(ParentData | null)[]> {
   if (parents.length === 0) return [];
-  const reply = (await run('flow-children', group, parents)) as (Buffer | number | null)[];
+  const reply = (await run('flow-children', group, [what, ...parents])) as (
+    | Buffer
+    | number
+    | null
+  )[];
   const out: (ParentData | null)[] = [];
   let at = 0;
   for (let p = 0; p < parents.length; p++) {
@@ -124,8 +132,6 @@ export interface FlowTreeNode {
   optional: boolean;
   /** where it is; cancelled when its parent says so; unknown when it is gone (not kept) */
   state: MessageState | 'cancelled' | 'unknown';
-  /** done: its result, when its parent's flow data holds it */
-  result?: unknown;
   /** dead: why, when its parent's flow data holds it */
   error?: string;
   /** its children, for a parent ([] for a leaf, or when the tree was cut at `maxNodes`) */
@@ -169,7 +175,6 @@ export async function readTree(
               children: [],
             };
             if (child.state !== 'pending') entry.state = child.state;
-            if (child.result !== undefined) entry.result = child.result;
             if (child.error !== undefined) entry.error = child.error;
             node.children.push(entry);
             next.push(entry);
