@@ -24,6 +24,7 @@ argEvents(2)
 local count = argInt(3, 'count of nodes', 1, 10000)
 argCount(3 + count * 7)
 local FIRST, STEP = 4, 7
+local lists = {} -- ARGV position → its children, decoded once
 for i = FIRST, 3 + count * STEP, STEP do
   argText(i, 'node id')
   argOneOf(i + 1, 'id kind', { 'g', 'c' })
@@ -45,6 +46,7 @@ for i = FIRST, 3 + count * STEP, STEP do
     if not shaped then
       refuse(i + 6, "children must be '' or a JSON list of [group, id, optional 0|1, name]")
     end
+    lists[i + 6] = list
   end
 end
 
@@ -96,7 +98,7 @@ for n = 1, count do
     records[#records + 1] = ARGV[at + 3]
     if children ~= '' then
       -- A parent: it waits; its flow data (flow-lib.lua) says for what and where it goes then.
-      local list = cjson.decode(children)
+      local list = lists[at + 6]
       parked[#parked + 1] = now
       parked[#parked + 1] = id
       for _, pair in ipairs({ { ':n', #list }, { ':c', children }, { ':d', score .. '|' .. priority .. '|' .. unit } }) do

@@ -20,10 +20,24 @@ for i = 2, #ARGV, 2 do
   end
   refs[#refs + 1], outcomes[#outcomes + 1] = ref, outcome
 end
+-- One batch per parent (flow-lib.lua childrenEnded), the statuses put back in ARGV's order.
 local now = nowMs()
-local out = {}
+local byParent, parents = {}, {}
 for k = 1, count do
   local _, optional, parent = flow().parseRef(refs[k])
-  out[k] = flow().childEnded(ARGV[2 * k], parent, optional, outcomes[k], now)
+  if not byParent[parent] then
+    byParent[parent] = { ends = {}, at = {} }
+    parents[#parents + 1] = parent
+  end
+  local batch = byParent[parent]
+  batch.ends[#batch.ends + 1] = { ARGV[2 * k], optional, outcomes[k] }
+  batch.at[#batch.at + 1] = k
+end
+local out = {}
+for _, parent in ipairs(parents) do
+  local batch = byParent[parent]
+  for i, status in ipairs(flow().childrenEnded(parent, batch.ends, now)) do
+    out[batch.at[i]] = status
+  end
 end
 return out

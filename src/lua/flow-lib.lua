@@ -20,7 +20,7 @@
 --       result), 'x<reason>' dead, 'c' cancelled. The field exists from the add: a child that
 --       is not the parent's (a stale report to a parent id added again) changes nothing.
 -- * A child that ends reports its outcome (flow().report): in its parent's slot at once, in the
---   same script call (childEnded); else into its own slot's outbox (child id → "<ref>\n
+--   same script call (childrenEnded); else into its own slot's outbox (child id → "<ref>\n
 --   <outcome>"), relayed into the parent's slot by flow-child-done.lua (src/queue/flows/relay.ts:
 --   the client that acked it right after, and every launcher's actors every few seconds). The
 --   relay is idempotent: an outcome is recorded once, the count drops only when it is new, and
@@ -126,44 +126,84 @@ do
       end
     end
 
-    -- Child `child` of `parent` (this slot) ended with `outcome`. Returns 1 when recorded now, 2
-    -- when it was recorded before (a relay sent again), 0 when the parent does not wait for it.
-    function F.childEnded(child, parent, optional, outcome, now)
+    -- Children of `parent` (this slot) ended: `ends` holds { child, optional, outcome } for
+    -- each. Returns a status for each: 1 recorded now, 2 recorded before (a relay sent again),
+    -- 0 the parent does not wait for it. One batch costs a few commands, whatever its size.
+    function F.childrenEnded(parent, ends, now)
+      local statuses = {}
       if not redis.call('ZSCORE', waitingKey, parent) then
-        return 0
-      end
-      local field = parent .. ':r:' .. child
-      local old = redis.call('HGET', flowKey, field)
-      if not old then
-        return 0 -- not one of its children (a report to an id that was added again)
-      end
-      local state = string.sub(outcome, 1, 1)
-      if old ~= '' then
-        if state == 'd' and string.sub(old, 1, 1) == 'x' then
-          redis.call('HSET', flowKey, field, outcome) -- a retried optional child done after all
+        for i = 1, #ends do
+          statuses[i] = 0
         end
-        return 2
+        return statuses
       end
-      redis.call('HSET', flowKey, field, outcome)
-      if state == 'x' and not optional then
-        F.died(parent, 'child ' .. child .. ' failed: ' .. string.sub(outcome, 2), now)
-      elseif redis.call('HINCRBY', flowKey, parent .. ':n', -1) <= 0 then
+      local fields = {}
+      for i, e in ipairs(ends) do
+        fields[i] = parent .. ':r:' .. e[1]
+      end
+      local olds = bulkRead('HMGET', flowKey, fields)
+      local writes, counted, death = {}, 0, nil
+      for i, e in ipairs(ends) do
+        local old, state = olds[i], string.sub(e[3], 1, 1)
+        if not old then
+          statuses[i] = 0 -- not one of its children (a report to an id that was added again)
+        elseif old ~= '' then
+          statuses[i] = 2
+          if state == 'd' and string.sub(old, 1, 1) == 'x' then
+            writes[#writes + 1] = fields[i] -- a retried optional child done after all
+            writes[#writes + 1] = e[3]
+          end
+        else
+          statuses[i] = 1
+          writes[#writes + 1] = fields[i]
+          writes[#writes + 1] = e[3]
+          if state == 'x' and not e[2] then
+            death = death or ('child ' .. e[1] .. ' failed: ' .. string.sub(e[3], 2))
+          else
+            counted = counted + 1
+          end
+        end
+      end
+      if #writes > 0 then
+        bulk('HSET', flowKey, writes)
+      end
+      if death then
+        F.died(parent, death, now)
+      elseif counted > 0 and redis.call('HINCRBY', flowKey, parent .. ':n', -counted) <= 0 then
         F.release(parent, now)
       end
-      return 1
+      return statuses
     end
 
-    -- A flow child ended: its parent learns it here, or through this slot's outbox.
+    -- Flow children ended, each { child, parent ref, outcome }: a parent in this slot learns of
+    -- its children at once (one batch each), one elsewhere through this slot's outbox.
+    function F.reportAll(ends, now)
+      local here, byParent, parents, outbox = F.group(), {}, {}, {}
+      for _, e in ipairs(ends) do
+        local group, optional, parent = F.parseRef(e[2])
+        if group == here then
+          if not byParent[parent] then
+            byParent[parent] = {}
+            parents[#parents + 1] = parent
+          end
+          local list = byParent[parent]
+          list[#list + 1] = { e[1], optional, e[3] }
+        elseif group then
+          outbox[#outbox + 1] = e[1]
+          outbox[#outbox + 1] = e[2] .. '\n' .. e[3]
+        end
+      end
+      for _, parent in ipairs(parents) do
+        F.childrenEnded(parent, byParent[parent], now)
+      end
+      if #outbox > 0 then
+        bulk('HSET', outboxKey, outbox)
+      end
+    end
+
+    -- One flow child ended (see reportAll).
     function F.report(child, ref, outcome, now)
-      local group, optional, parent = F.parseRef(ref)
-      if not group then
-        return
-      end
-      if group == F.group() then
-        F.childEnded(child, parent, optional, outcome, now)
-      else
-        redis.call('HSET', outboxKey, child, ref .. '\n' .. outcome)
-      end
+      F.reportAll({ { child, ref, outcome } }, now)
     end
 
     -- A message died (fail.lua, claim.lua): a child reports it, a parent keeps its flow data.
@@ -182,11 +222,12 @@ do
     -- both), its parent ref ('' for none) and its result (history.lua's "<ms>|<kind><data>").
     -- `heldAt`: position → id for the leases the caller held; `kept`: a history is kept.
     function F.acked(at, heldAt, kept, now)
+      local ends = {}
       for j = at + 1, at + 4 * tonumber(ARGV[at]), 4 do
         local id, kind = heldAt[tonumber(ARGV[j])], ARGV[j + 1]
         if id then
           if string.find(kind, 'f', 1, true) then
-            F.report(id, ARGV[j + 2], 'd' .. ARGV[j + 3], now)
+            ends[#ends + 1] = { id, ARGV[j + 2], 'd' .. ARGV[j + 3] }
           end
           if string.find(kind, 'c', 1, true) then
             if kept then
@@ -197,6 +238,7 @@ do
           end
         end
       end
+      F.reportAll(ends, now)
     end
 
     -- Forget the flow data of these parents: their fields, each child's outcome, their end.
