@@ -56,18 +56,36 @@ for n = 1, count do
   ids[n] = ARGV[FIRST + (n - 1) * STEP]
 end
 
--- Which ids are there already, before any write.
+-- Which ids are there already, before any write. A generated id is told by its record alone
+-- (every message skyq stores has one); a caller id may be pending, dead or kept.
 local stored = bulkRead('HMGET', msgKey, ids)
-local delayed = bulkRead('ZMSCORE', delayedKey, ids)
-local due = bulkRead('HMGET', dueKey, ids)
-local waiting = bulkRead('ZMSCORE', waitingKey, ids)
-local dead = bulkRead('ZMSCORE', deadKey, ids)
+local callers = {}
+for n = 1, count do
+  if ARGV[FIRST + (n - 1) * STEP + 1] == 'c' then
+    callers[#callers + 1] = n
+  end
+end
+local pending, dead = {}, {}
+if #callers > 0 then
+  local list = {}
+  for k, n in ipairs(callers) do
+    list[k] = ids[n]
+  end
+  local delayed = bulkRead('ZMSCORE', delayedKey, list)
+  local due = bulkRead('HMGET', dueKey, list)
+  local waiting = bulkRead('ZMSCORE', waitingKey, list)
+  local died = bulkRead('ZMSCORE', deadKey, list)
+  for k, n in ipairs(callers) do
+    pending[n] = delayed[k] or due[k] or waiting[k]
+    dead[n] = died[k]
+  end
+end
 local skip, replaced = {}, {}
 for n = 1, count do
   local at = FIRST + (n - 1) * STEP
   if stored[n] == ARGV[at + 3] then
     skip[n] = true -- this very add, sent again
-  elseif delayed[n] or due[n] or waiting[n] then
+  elseif pending[n] then
     return redis.error_reply('ERR skyq: flows.add: id ' .. ids[n] .. ' is taken by a pending message; nothing was added in group '
       .. flow().group())
   elseif stored[n] and ARGV[at + 1] == 'g' then
