@@ -13,7 +13,14 @@ import { FORMAT_VERSION, formatKeys } from '../src/queue/format.js';
 import { fixture, recorded, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
-const options = () => ({ redis: redis.server.url, prefix: 'old7', groups: 2 });
+// The fixture's finished jobs finished when it was written: keep a history that old in view.
+const KEEP_FOR_YEARS = { count: 1000, ageMs: 100 * 365 * 86_400_000 };
+const options = () => ({
+  redis: redis.server.url,
+  prefix: 'old7',
+  groups: 2,
+  keepDone: KEEP_FOR_YEARS,
+});
 
 interface Fixture {
   format: number;

@@ -1,40 +1,70 @@
-// The README's library example must run as written: it names no Redis, so the library uses
-// REDIS_URL, which the test sets (src/redis/default-redis.ts).
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { transformSync } from 'esbuild';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startStandalone } from './helpers/redis.js';
+// The README is a front page (issue 27, 3.1): 200 lines at most, the two set-up commands, and
+// links into docs/ that lead somewhere. Every relative link of the README and docs/*.md names a
+// file that exists and, with a #fragment, a heading that page has (as GitHub makes anchors).
+// Its examples run in test/readme-examples.test.ts.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { expect, it } from 'vitest';
+import { docPages } from './helpers/doc-blocks.js';
+import { ROOT } from './helpers/runtime.js';
 
-let server: Awaited<ReturnType<typeof startStandalone>>;
-beforeAll(async () => {
-  server = await startStandalone();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+const README = read('README.md');
+/** Built by `npm run docs:api` and git-ignored: the README links it and says how to build it. */
+const BUILT = new Set(['docs/api']);
 
-it('runs the order time-out example from README.md', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  // The example is TypeScript (README shows it typed): its types are stripped, nothing else.
-  const typed = /```ts\n(import \{ Queue \} from 'skyq';[\s\S]*?)```/.exec(readme)?.[1];
-  expect(typed).toBeDefined();
-  const example = transformSync(typed as string, { loader: 'ts', format: 'esm' }).code;
-  // Inside the package folder, so `import 'skyq'` resolves to this package (self-reference).
-  // A folder of its own: .test-tmp/ also holds the fault suite's results (reliability:doc).
-  const dir = new URL('../.test-tmp/readme/', import.meta.url);
-  mkdirSync(dir, { recursive: true });
-  const file = new URL('readme-example.mjs', dir);
-  writeFileSync(file, example as string);
-  try {
-    const run = spawnSync(process.execPath, [file.pathname], {
-      env: { ...process.env, REDIS_URL: server.url },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.stderr).toBe('');
-    expect(run.stdout.trim().split('\n')).toEqual(['true', 'delayed']);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+/** Text outside fenced code blocks, where links and headings are. */
+const prose = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+
+/** A heading's anchor as GitHub makes it (github-slugger): lower case, punctuation dropped. */
+function anchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[\u2000-\u206F\u2E00-\u2E7F\\'!"#$%&()*+,./:;<=>?@[\]^`{|}~]/g, '')
+    .replace(/ /g, '-');
+}
+
+function anchorsOf(page: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, heading] of prose(read(page)).matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = anchor(heading as string);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n === 0 ? base : `${base}-${n}`);
   }
+  return anchors;
+}
+
+it('is a front page: at most 200 lines, with the two set-up commands', () => {
+  expect(README.split('\n').length).toBeLessThanOrEqual(200);
+  expect(README).toContain('## Set-up: two commands');
+  expect(README).toMatch(/^npm install && npm start {3}# /m);
+  expect(README).toMatch(/^npm run test:all {11}# /m);
+  for (const page of ['OPERATIONS', 'RELIABILITY', 'BENCHMARKS', 'typescript', 'producing']) {
+    expect(README).toContain(`](docs/${page}.md`);
+  }
+  expect(README).toContain('npm run docs:api');
+  // Every page of the guide is reachable from the front page.
+  const unlinked = docPages(ROOT).filter(
+    (page) => page !== 'README.md' && !README.includes(`](${page}`),
+  );
+  expect(unlinked).toEqual([]);
+});
+
+it('every link of the README and docs/*.md leads to a file, and to a heading it names', () => {
+  const broken: string[] = [];
+  for (const page of docPages(ROOT)) {
+    for (const [, target] of prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target as string)) continue; // https:, mailto:
+      const [path = '', fragment] = (target as string).split('#');
+      const file = path === '' ? page : normalize(join(dirname(page), path)).replace(/\/$/, '');
+      if (BUILT.has(file)) continue;
+      if (!existsSync(join(ROOT, file))) broken.push(`${page}: ${target} (no ${file})`);
+      else if (fragment && file.endsWith('.md') && !anchorsOf(file).has(fragment))
+        broken.push(`${page}: ${target} (no heading #${fragment} in ${file})`);
+    }
+  }
+  expect(broken).toEqual([]);
 });

@@ -3,8 +3,9 @@
 // carries its page's order, so the next page goes on the same way without being told again.
 import { errors } from '../base/errors.js';
 
-export const PAGE_ORDERS = ['newest', 'oldest'] as const;
-export type PageOrder = (typeof PAGE_ORDERS)[number];
+const PAGE_ORDERS = ['newest', 'oldest'] as const;
+/** Which way a page reads its state's time order: newest first or oldest first. */
+export type PageOrder = 'newest' | 'oldest';
 
 export function checkOrder(field: string, value: unknown): PageOrder {
   if (!PAGE_ORDERS.includes(value as PageOrder)) {

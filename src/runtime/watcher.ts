@@ -14,7 +14,6 @@ import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
-import type { WatchedZset } from './intake/zset-lanes.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { every } from './timers.js';
 
@@ -28,6 +27,18 @@ export interface WatchSettings {
 export interface WatchedActor {
   /** when the actor will look at its group anyway (Redis ms); 0 while busy or polling */
   plannedAt(): number;
+  poke(): void;
+}
+
+/** A sorted set an intake lane moves from (intake/zset-lanes.ts), as the watcher sees it. */
+export interface WatchedZset {
+  key: string;
+  unitMs: number;
+  /** when the lane reads the set anyway (Redis ms; Infinity: when told); 0: busy, not watched */
+  plannedAt(): number;
+  /** the watcher read the set: its head's due ms (-1: empty, -2: not a sorted set), its size */
+  seen(headMs: number, size: number): void;
+  /** a keyspace notification announced a ZADD to it */
   poke(): void;
 }
 

@@ -13,10 +13,11 @@ import type { ZsetIntakeSpec } from '../../queue/intake/zset-spec.js';
 import type { Queue } from '../../queue/queue.js';
 import { IntakeScripts } from '../../redis/intake-scripts.js';
 import { every } from '../timers.js';
+import type { WatchedZset } from '../watcher.js';
 import { type IntakeListFigures, OncePerMinute } from './figures.js';
 import { ListLanes } from './list-lanes.js';
 import { drainHolding, IntakeRegistry, recoverDead } from './recovery.js';
-import { type WatchedZset, ZsetLanes } from './zset-lanes.js';
+import { ZsetLanes } from './zset-lanes.js';
 
 export interface IntakeSettings {
   /** most items one step moves (default 200) */

@@ -15,20 +15,11 @@ import type { ZsetIntakeSpec } from '../../queue/intake/zset-spec.js';
 import type { Queue } from '../../queue/queue.js';
 import type { IntakeScripts } from '../../redis/intake-scripts.js';
 import { later } from '../timers.js';
+import type { WatchedZset } from '../watcher.js';
 import { type IntakeListFigures, OncePerMinute, RateWindow } from './figures.js';
 import { Signal } from './signal.js';
 
 /** What the watcher needs of one set (src/runtime/watcher.ts). */
-export interface WatchedZset {
-  key: string;
-  unitMs: number;
-  /** when the lane reads the set anyway (Redis ms; Infinity: when told); 0: busy, not watched */
-  plannedAt(): number;
-  /** the watcher read the set: its head's due ms (-1: empty, -2: not a sorted set), its size */
-  seen(headMs: number, size: number): void;
-  /** a keyspace notification announced a ZADD to it */
-  poke(): void;
-}
 
 interface Lane {
   spec: ZsetIntakeSpec;
