@@ -1,6 +1,13 @@
 // The package root: the Queue, the actor runtime, their types and the errors they throw.
 
-export { AddBulkError, errors, SkyqError, type SkyqErrorCode } from './base/errors.js';
+export {
+  AddBulkError,
+  errors,
+  FlowAddError,
+  type FlowIds,
+  SkyqError,
+  type SkyqErrorCode,
+} from './base/errors.js';
 export { groupKeys, homeGroup } from './base/keys.js';
 export type { HttpHandle, HttpOptions, ListenAddress } from './http/index.js';
 export type {
@@ -30,19 +37,30 @@ export type {
 export type { EventsFrom } from './queue/events/cursor.js';
 export { EVENT_TYPES, type EventType, type QueueEvent } from './queue/events/event.js';
 export type { EventsOptions } from './queue/events/reader.js';
+export type {
+  FlowChild,
+  FlowChildSpec,
+  FlowChildState,
+  FlowNodeOptions,
+  FlowSpec,
+  Flows,
+  FlowTreeNode,
+  ParentData,
+  RelayRound,
+} from './queue/flows/flows.js';
 export type { KeepDoneOption, Retention } from './queue/history/retention.js';
 export type { WaitForOptions, WaitResult } from './queue/history/wait-for.js';
 export type { IntakeListOption, IntakeSpec } from './queue/intake/spec.js';
 export type { ZsetIntakeOption, ZsetIntakeSpec } from './queue/intake/zset-spec.js';
 export type { Outcome } from './queue/leases.js';
 export type { Message, PollResult } from './queue/message.js';
-export type { MessageInfo, MessageState } from './queue/message-info.js';
+export type { ChildCounts, MessageInfo, MessageState } from './queue/message-info.js';
 export type { PageOrder } from './queue/page-order.js';
 export type { GroupCounts, PollOptions } from './queue/queue.js';
 export { Queue } from './queue/queue.js';
 export type { BucketState, RateLimits } from './queue/ratelimit/buckets.js';
 export type { Rate, RateLimitOption } from './queue/ratelimit/spec.js';
-export type { Backoff, Body, JsonValue, ScheduleTag } from './queue/record.js';
+export type { Backoff, Body, FlowParent, JsonValue, ScheduleTag } from './queue/record.js';
 export type { PreviewOptions, Schedules } from './queue/schedules/schedules.js';
 export type {
   ScheduleOptions,

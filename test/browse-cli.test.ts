@@ -73,7 +73,10 @@ describe('skyq list', () => {
   it('refuses a bad state, limit or cursor in one line', async () => {
     const flags = ['--redis', redis.server.url, '--prefix', 'lcli2'];
     for (const [args, message] of [
-      [['list', 'waiting'], 'skyq: state: must be one of delayed, ready, active, done, dead'],
+      [
+        ['list', 'sleeping'],
+        'skyq: state: must be one of delayed, ready, active, done, dead, waiting',
+      ],
       [['list', 'ready', '--limit', '0'], 'skyq: limit: must be between 1 and 500'],
       [['list', 'ready', '--limit', 'ten'], 'skyq: limit: expected a whole number'],
       [['list', 'done', '--after', 'garbage'], 'skyq: cursor: is not a cursor from a done page'],

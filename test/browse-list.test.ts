@@ -159,7 +159,14 @@ describe('each state', () => {
     // Nothing acked since, so the trimming has not run: the entries are still stored.
     expect(await redis.plain.zcard(`{${queue.config.prefix}:0}:done`)).toBe(2);
     expect((await queue.list('done')).items).toEqual([]);
-    expect(await queue.listCounts()).toEqual({ delayed: 0, ready: 0, active: 0, done: 0, dead: 0 });
+    expect(await queue.listCounts()).toEqual({
+      delayed: 0,
+      ready: 0,
+      active: 0,
+      done: 0,
+      dead: 0,
+      waiting: 0,
+    });
   });
 
   it('shows raw members other programs ZADD, binary ones and huge bodies by their start', async () => {
@@ -231,7 +238,7 @@ describe('bad input', () => {
     const queue = await redis.queue({ groups: 2 });
     const cases: [() => Promise<unknown>, RegExp][] = [
       [
-        () => queue.list('waiting' as ListState),
+        () => queue.list('sleeping' as ListState),
         /^state: must be one of delayed, ready, active, done, dead/,
       ],
       [() => queue.list('delayed', { limit: 0 }), /^limit: must be between 1 and 500/],

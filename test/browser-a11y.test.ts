@@ -19,7 +19,7 @@ import { httpLauncher } from './helpers/http.js';
 import { useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
-const STATES = ['delayed', 'ready', 'active', 'done', 'dead'];
+const STATES = ['delayed', 'ready', 'active', 'done', 'dead', 'waiting'];
 
 describe('the page at 1280 and 420 px', () => {
   let browser: OpenBrowser;

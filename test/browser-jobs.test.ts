@@ -204,7 +204,7 @@ describe('the job browser in a browser', () => {
 
   it('answers bad list queries with a 400 naming what is wrong', async () => {
     for (const [query, message] of [
-      ['state=waiting', 'state: must be one of delayed, ready, active, done, dead'],
+      ['state=sleeping', 'state: must be one of delayed, ready, active, done, dead, waiting'],
       ['state=ready&limit=9999', 'limit: must be between 1 and 500'],
       ['state=dead&cursor=nonsense', 'cursor: is not a cursor from a dead page'],
       ['state=done&group=x', 'group: must be a whole number'],

@@ -96,7 +96,7 @@ describe('bad input on the API', () => {
       ['/api/list?state=ready&limit=lots', undefined, 'limit: must be a whole number'],
       ['/api/list?state=ready&group=5', undefined, 'group: must be a group number from 0 to 1'],
       [
-        '/api/list?state=waiting',
+        '/api/list?state=sleeping',
         undefined,
         'state: must be one of delayed, ready, active, done, dead',
       ],

@@ -22,7 +22,8 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_NO_HANDLER'
   | 'ERR_SKYQ_NOT_FOUND'
   | 'ERR_SKYQ_CANCELLED'
-  | 'ERR_SKYQ_LISTEN';
+  | 'ERR_SKYQ_LISTEN'
+  | 'ERR_SKYQ_FLOW';
 
 /**
  * Every error skyq throws for a reason it knows: a one-line message, a `code`, and the option or
@@ -78,6 +79,45 @@ export class AddBulkError extends SkyqError {
     this.name = 'AddBulkError';
     this.ids = ids;
     this.failures = failures;
+    this.retry = retry;
+  }
+}
+
+/** A flow's ids, in the shape of its tree (queue.flows.add). */
+export interface FlowIds {
+  /** the node's id */
+  id: string;
+  /** its children's ids, in the order given ([] for a leaf) */
+  children: FlowIds[];
+}
+
+/**
+ * flows.add when some of its calls failed: the flow is not complete. Its parents wait (none
+ * becomes due while a child is missing) until `retry()` adds the rest under the same ids.
+ */
+export class FlowAddError extends SkyqError {
+  /** every node's id, in the tree's shape: those in `missing` are not added yet */
+  readonly ids: FlowIds;
+  /** the ids not added (or whose add's outcome is unknown) */
+  readonly missing: string[];
+  /**
+   * Sends what is missing again, under the ids it was given (a node already there is left as
+   * it is); resolves the flow's ids, or rejects with another FlowAddError.
+   */
+  readonly retry: () => Promise<FlowIds>;
+
+  constructor(ids: FlowIds, missing: string[], retry: () => Promise<FlowIds>, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'ERR_SKYQ_PARTIAL_ADD',
+      `flows.add: ${missing.length} nodes of the flow ${ids.id} were not added (${reason}); ` +
+        'its parents wait for them: .retry() adds them under the same ids',
+      undefined,
+      cause,
+    );
+    this.name = 'FlowAddError';
+    this.ids = ids;
+    this.missing = missing;
     this.retry = retry;
   }
 }
@@ -160,6 +200,12 @@ export const errors = {
     new SkyqError(
       'ERR_SKYQ_NO_HANDLER',
       name === undefined ? 'no handler for unnamed jobs' : `no handler for ${JSON.stringify(name)}`,
+    ),
+  /** cancel of a flow child whose parent waits for it (queue.flows) */
+  flowChildWaitedFor: (id: string, parent: string) =>
+    new SkyqError(
+      'ERR_SKYQ_FLOW',
+      `cancel ${id}: its flow parent ${parent} waits for it; cancel the parent (its pending children go with it), or add the child with optional: true`,
     ),
   /** Redis's NOPERM reply, with the ACL rule a skyq user needs */
   noPermission: (reply: string, rule: string, cause?: unknown) =>

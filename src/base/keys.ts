@@ -31,6 +31,11 @@ export const KEY_NAMES = [
   'pre', // hash id → the start of a record over 2 KiB, what a page of previews reads (lua/previews.lua, KEYS[26])
   'format', // string: the format of the group's data; scripts refuse a newer one (lua/format-guard.lua, KEYS[27])
   'progress', // hash id → "<lines logged>|<progress JSON>" of jobs that reported; their lines in lists `{prefix:g}:log:<id>` (lua/reports.lua)
+  // Flows (lua/flow-lib.lua, src/queue/flows/): KEYS[29..32]
+  'waiting', // zset parent id → when added (ms): flow parents waiting for their children
+  'flow', // hash: each parent's flow data, `<parent>:<n|c|d|u|r:<child>>` (lua/flow-lib.lua)
+  'outbox', // hash child id → "<parent ref>\n<outcome>": outcomes for parents in other slots
+  'flowends', // zset parent id → when it ended (ms): its flow data goes with its record
 ] as const;
 
 export type KeyName = (typeof KEY_NAMES)[number];

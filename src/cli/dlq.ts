@@ -142,7 +142,9 @@ async function confirmPurgeAll(queue: Queue): Promise<boolean> {
 
 export function registerCancel(program: Command): void {
   withConnectionFlags(program.command('cancel <id>'))
-    .description('cancel a delayed or ready message')
+    .description(
+      'cancel a delayed or ready message, or a waiting flow parent with its pending children',
+    )
     .action(async (id: string, flags: ConnectionFlags) => {
       const queue = new Queue(queueOptions(flags));
       try {

@@ -1,7 +1,8 @@
 // skyq get <id>: where one message is and how it went: state, due time,
 // attempts, last error (with its stack), dead reason and a preview of its body.
 import type { Command } from 'commander';
-import type { MessageInfo } from '../queue/message-info.js';
+import type { FlowTreeNode } from '../queue/flows/read.js';
+import type { ChildCounts, MessageInfo } from '../queue/message-info.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
@@ -15,6 +16,8 @@ interface GetFlags extends ConnectionFlags {
 }
 
 const BODY_PREVIEW = 200;
+/** a flow parent's children listed one per line, at most */
+const CHILD_LINES = 20;
 
 export function registerGet(program: Command): void {
   withConnectionFlags(program.command('get <id>'))
@@ -39,15 +42,25 @@ export function registerGet(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        if (flags.json) return printJson(info);
+        // A flow parent: its first children, each with where it stands.
+        const tree = info.children
+          ? await queue.flows.get(info.id, { group: info.group, maxNodes: 1 + CHILD_LINES })
+          : null;
+        if (flags.json) return printJson(tree ? { ...info, childList: tree.children } : info);
         console.log(readFromLine(flags));
-        console.log(describe(info, await queue.clock(info.group).now(), queue.config.prefix));
+        const now = await queue.clock(info.group).now();
+        console.log(describe(info, now, queue.config.prefix, tree?.children));
         if (flags.logs) console.log(logLines(info));
       }),
     );
 }
 
-export function describe(info: MessageInfo, now: number, prefix: string): string {
+export function describe(
+  info: MessageInfo,
+  now: number,
+  prefix: string,
+  children: FlowTreeNode[] = [],
+): string {
   const rows: [string, string][] = [
     ['id', printable(info.id)],
     ['group', `${info.group} (${prefix}:${info.group})`],
@@ -83,12 +96,39 @@ export function describe(info: MessageInfo, now: number, prefix: string): string
   }
   if (info.state === 'done') rows.push(...doneRows(info, now));
   if (info.dedupeUntil !== undefined) rows.push(['dedupe until', whenText(info.dedupeUntil, now)]);
+  if (info.parent) {
+    const optional = info.parent.optional ? ', optional' : '';
+    rows.push(['parent', `${printable(info.parent.id)} (group ${info.parent.group}${optional})`]);
+  }
+  if (info.children)
+    rows.push(['children', countsText(info.children)], ...childRows(info, children));
   const width = Math.max(...rows.map(([name]) => name.length));
   // A value of several lines (a stack) goes on under its first, in the value column.
   const under = `\n${' '.repeat(width + 2)}`;
   return rows
     .map(([name, value]) => `${name.padEnd(width)}  ${value.replaceAll('\n', under)}`)
     .join('\n');
+}
+
+/** "3: 2 done, 1 active": a flow parent's children by state. */
+function countsText(counts: ChildCounts): string {
+  const { total, ...states } = counts;
+  const parts = Object.entries(states)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${state}`);
+  return `${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
+}
+
+/** One line per child (the first CHILD_LINES): its id, where it stands, its name. */
+function childRows(info: MessageInfo, children: FlowTreeNode[]): [string, string][] {
+  const rows = children.map((child): [string, string] => {
+    const name = child.name === undefined ? '' : `  ${printable(child.name)}`;
+    const optional = child.optional ? '  (optional)' : '';
+    return ['', `- ${printable(child.id)}  ${child.state}${name}${optional}`];
+  });
+  const more = (info.children?.total ?? 0) - children.length;
+  if (more > 0) rows.push(['', `… and ${more} more (skyq list, or the dashboard's job view)`]);
+  return rows;
 }
 
 /** A stack's lines as they are, each made printable (no control character reaches the terminal). */

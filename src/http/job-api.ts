@@ -4,6 +4,7 @@
 // and Redis's clock now (for "due in 5 min"). `idBase64` names an id that is not UTF-8 by its
 // bytes, as pages give it back; `group` spares looking in the others.
 import { isUtf8 } from 'node:buffer';
+import type { FlowTreeNode } from '../queue/flows/read.js';
 import type { MessageInfo } from '../queue/message-info.js';
 import type { Body } from '../queue/record.js';
 import type { ApiContext } from './api.js';
@@ -59,7 +60,41 @@ export async function job({ queue }: ApiContext, pathId: string, url: URL): Prom
     queue.clock(group ?? 0).now(),
   ]);
   if (!info) return problem(404, `no message ${pathId} (unknown, finished, or cancelled)`);
-  return json(jobView(info, id, Math.round(now)));
+  // A flow parent: its tree below it, each node's state (the view links every node).
+  const tree = info.children
+    ? await queue.flows.get(info.id, { group: info.group, maxNodes: FLOW_NODES })
+    : null;
+  return json({
+    ...jobView(info, id, Math.round(now)),
+    flow: tree ? flowView(tree).children : null,
+  });
+}
+
+/** most nodes of a flow's tree the job view shows */
+export const FLOW_NODES = 500;
+
+/** A flow's tree as the view shows it: ids, states, names; results stay in each job's own view. */
+function flowView(node: FlowTreeNode): FlowNodeView {
+  const { id, group, name, optional, state, error } = node;
+  return {
+    id,
+    group,
+    name: name ?? null,
+    optional,
+    state,
+    error: error ?? null,
+    children: node.children.map(flowView),
+  };
+}
+
+interface FlowNodeView {
+  id: string;
+  group: number;
+  name: string | null;
+  optional: boolean;
+  state: string;
+  error: string | null;
+  children: FlowNodeView[];
 }
 
 /** get()'s answer as the view shows it. */

@@ -28,6 +28,7 @@ const FILES = [
   'dead-letters.js',
   'job.js',
   'job-actions.js',
+  'job-flow.js',
   'job-sections.js',
   'job-reports.js',
   'jobs.js',

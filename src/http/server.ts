@@ -105,10 +105,15 @@ async function dispatch(
   try {
     reply = await answer(policy, routes, request);
   } catch (error) {
+    // Bad input is the caller's (400); a flow refusal is the queue's state (409: a child its
+    // parent waits for); anything else is ours.
+    const code = error instanceof SkyqError ? error.code : undefined;
     reply =
-      error instanceof SkyqError && error.code === 'ERR_SKYQ_INVALID_OPTION'
-        ? problem(400, error.message)
-        : problem(500, error instanceof Error ? error.message : String(error));
+      code === 'ERR_SKYQ_INVALID_OPTION'
+        ? problem(400, (error as Error).message)
+        : code === 'ERR_SKYQ_FLOW'
+          ? problem(409, (error as Error).message)
+          : problem(500, error instanceof Error ? error.message : String(error));
   }
   if (response.headersSent) return;
   response.writeHead(reply.status ?? 200, {

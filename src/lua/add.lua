@@ -5,8 +5,9 @@
 -- ARGV[3], [4], [5] how many messages of each kind follow, in this order:
 --   generated ids: one taken by another record (the counter went back) gets a fresh
 --     one; one holding this very record is this add sent again, and is left alone;
---   caller ids: still pending → left as it is; dead, or done and kept → replaced (a
---     kept done entry goes with its record: it told of the previous run);
+--   caller ids: still pending (a waiting flow parent too) → left as it is; dead, or done
+--     and kept → replaced (a kept done entry goes with its record: it told of the
+--     previous run);
 --   generated ids sent again after an unknown outcome (AddBulkError.retry): as the
 --     first kind. An id whose message went in under another (renamed) id is found
 --     through the renamed hash, so the caller learns that id and not the id's
@@ -167,12 +168,14 @@ if nCallers > 0 then
   local live = bulkRead('HMGET', dueKey, list)
   local dead = bulkRead('ZMSCORE', deadKey, list)
   local open = openWindows(list)
+  -- A flow parent waiting for its children is pending too (flow-lib.lua): read only where some wait.
+  local waiting = redis.call('EXISTS', waitingKey) == 1 and bulkRead('ZMSCORE', waitingKey, list) or {}
   local seen = {}
   for j = 1, #list do
     local i = nGenerated + j
     -- Pending, in an open dedupe window, or the same caller id earlier in this call (the
     -- first wins, as two calls would).
-    if delayed[j] or live[j] or open[j] or seen[list[j]] then
+    if delayed[j] or live[j] or waiting[j] or open[j] or seen[list[j]] then
       skip[i] = true
     elseif dead[j] then
       revived[#revived + 1] = list[j]

@@ -98,9 +98,26 @@ local function argEvents(i)
   return argOneOf(i, "events flag ('1' on, '' off)", { '1', '' })
 end
 
+-- An ack's flow section (flow-lib.lua flow.acked) at ARGV[at]: how many entries, then for
+-- each a position among the `ids` acked, its kind, its parent ref and its result.
+local function argFlowAcks(at, ids)
+  local count = argInt(at, 'count of flow entries', 1, ids)
+  if #ARGV ~= at + 4 * count then
+    error({ err = 'ERR skyq: wrong number of arguments: ' .. (at + 4 * count) .. ' for '
+      .. count .. ' flow entries (position, kind, parent ref, result), got ' .. #ARGV })
+  end
+  for j = at + 1, #ARGV, 4 do
+    argInt(j, 'position of a flow entry', 1, ids)
+    if argOneOf(j + 1, 'kind of a flow entry', { 'f', 'c', 'fc' }) ~= 'c'
+        and not string.match(ARGV[j + 2], '^%d+:[om]:.') then
+      refuse(j + 2, "a flow child's parent ref must be '<group>:<o|m>:<parent id>'")
+    end
+  end
+end
+
 -- An ack's arguments from ARGV[first] (history.lua ackLeased): the retention, the events
 -- flag, how many lease arguments follow, the leases, then one result per id when kept and
--- one name per id when events are on.
+-- one name per id when events are on, then the flow section when some ids are flow members.
 local function argAcks(first)
   if #ARGV < first + 2 then
     argCount(first + 2, -1)
@@ -113,7 +130,9 @@ local function argAcks(first)
   local leaseEnd = first + 2 + argInt(first + 2, 'count of lease arguments', 0, #ARGV - first - 2)
   local ids = argLeases(first + 3, leaseEnd)
   local wanted = (retention ~= '' and ids or 0) + (events == '1' and ids or 0)
-  if #ARGV - leaseEnd ~= wanted then
+  if ids > 0 and #ARGV - leaseEnd > wanted + 1 then
+    argFlowAcks(leaseEnd + wanted + 1, ids)
+  elseif #ARGV - leaseEnd ~= wanted then
     error({ err = 'ERR skyq: wrong number of arguments: ' .. (leaseEnd + wanted) .. ' for '
       .. ids .. ' acked ids (one result each when kept, one name each with events on), got ' .. #ARGV })
   end

@@ -199,6 +199,7 @@ if taken > 0 then
       reasons[#reasons + 1] = id
       reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
       deadNames[#deadNames + 1] = nameOf(rec)
+      flow().recordDied(id, rec, reasons[#reasons], now) -- a flow child's parent learns it
     elseif grant and grant <= 0 then
       -- No token left for its name: held back, in its order (lib-held.lua).
       heldIds[#heldIds + 1] = id

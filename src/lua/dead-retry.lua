@@ -19,4 +19,9 @@ for _, key in ipairs({ attKey, errKey, reasonKey }) do
 end
 toReady(ids, dues)
 wake()
+-- A flow parent among them keeps its flow data: it runs again with its children's outcomes
+-- (flow-lib.lua flow.trim would take a parent neither done nor dead for one no longer kept).
+if redis.call('EXISTS', flowEndsKey) == 1 then
+  bulk('ZREM', flowEndsKey, ids)
+end
 return deadReply(ids)

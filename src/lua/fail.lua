@@ -50,6 +50,8 @@ if ARGV[5] == 'dead' or maxAttempts == nil or attempts >= maxAttempts then
   redis.call('ZADD', deadKey, now, id)
   redis.call('HSET', reasonKey, id, reason)
   publish('dead', { id }, { nameOf(rec) }, reason)
+  -- A flow child's parent learns it (flow-lib.lua), with the error when the reason is not it.
+  flow().recordDied(id, rec, reason == ARGV[4] and reason or (reason .. ': ' .. ARGV[4]), now)
   trimDead(ARGV[9], now, 1 + TRIM_SLACK)
   return 'dead'
 end

@@ -132,6 +132,8 @@ end
 -- ARGV[first + 2] how many lease arguments follow (token, count, ids...), then,
 -- when kept, one result per id named: "<duration ms>|<kind><result>", then, with
 -- events on, one name per id named ('' none): ack reads no record to learn them.
+-- Then, only when some acked ids are flow members, their flow section (flow-lib.lua
+-- flow().acked): an ack without one does nothing more for flows.
 local function ackLeased(first)
   local retention = retentionOf(ARGV[first])
   setEvents(ARGV[first + 1])
@@ -140,6 +142,14 @@ local function ackLeased(first)
   local named = #held + #stale
   stale = stillPending(stale)
   local now = nowMs()
+  local flowAt = leaseEnd + (retention and named or 0) + (eventsOn and named or 0) + 1
+  if ARGV[flowAt] then
+    local heldAt = {}
+    for i = 1, #held do
+      heldAt[positions[i]] = held[i]
+    end
+    flow().acked(flowAt, heldAt, retention ~= nil, now)
+  end
   if #held > 0 then
     bulk('ZREM', activeKey, held)
     local names = nil

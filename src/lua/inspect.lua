@@ -5,7 +5,8 @@
 --   has not reached yet is shown as gone
 -- Returns { state, record, failedAttempts, lastError, deadReason, dueMs,
 --   stateScore, priority, history entry, dedupe window end } with state one of
---   delayed, ready, active, dead, done (stateScore: when it finished; history.lua
+--   delayed, ready, active, waiting (a flow parent), dead, done (stateScore: when it
+--   finished, or for waiting when it was added; history.lua
 --   says what the entry holds), or { false, dedupe window end } when unknown. The
 --   window end (ms, dedupe.lua) is false when no window is open. Two more follow a known
 --   message's: its reports (report.lua: "<lines logged>|<progress JSON>", false when none)
@@ -40,8 +41,11 @@ else
   local died = redis.call('ZSCORE', deadKey, id)
   local finished = not died and redis.call('ZSCORE', doneKey, id)
   local ageMs = tonumber(ARGV[3]) or 0
+  local waiting = not (died or finished) and redis.call('ZSCORE', waitingKey, id)
   if died then
     state, score = 'dead', died
+  elseif waiting then
+    state, score = 'waiting', waiting -- a flow parent (flow-lib.lua): score is when it was added
   elseif finished and (ageMs == 0 or tonumber(finished) >= nowMs() - ageMs) then
     return {
       'done',

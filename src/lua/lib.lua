@@ -6,8 +6,9 @@
 --   <enqueuedAt base36>|<priority>|<maxAttempts>|<f|e><backoffMs>[-<capMs>]|[tags]<kind><body>
 --   kind: s string, j JSON, b bytes, r raw member (no body stored: the body is the id)
 --   tags (format 2, src/queue/format.ts), only when present: `n<bytes>:<name>`, then
---   `p<bytes>:<at base36>:<schedule id>`. Patterns that read the first four fields
---   (maxAttemptsOf, fail.lua) never reach them.
+--   `p<bytes>:<at base36>:<schedule id>`, then (format 8, flow-lib.lua) `f<bytes>:<parent
+--   ref>` on a flow child and `c<bytes>:<children>` on a flow parent. Patterns that read the
+--   first four fields (maxAttemptsOf, fail.lua) never reach them.
 -- Scripts never read a record to move a message: priorities other than 0 are
 -- also kept in the pri hash, so promotion costs the same for any body size.
 -- Messages of priority 0 wait in the delayed set until leased, due or not: its
@@ -28,6 +29,8 @@ local claimsKey, claimedKey, renamedKey, spillsKey = KEYS[17], KEYS[18], KEYS[19
 local doneKey, histKey, finKey = KEYS[21], KEYS[22], KEYS[23]
 local preKey = KEYS[26] -- previews.lua (24 and 25: schedule-lib.lua, dedupe.lua)
 local progressKey = KEYS[28] -- report.lua: progress and log lines of running jobs (lib-ids.lua)
+-- Flows (flow-lib.lua): parents waiting, their flow data, outcomes for other slots, ended parents.
+local waitingKey, flowKey, outboxKey, flowEndsKey = KEYS[29], KEYS[30], KEYS[31], KEYS[32]
 
 -- The group's data format (format-guard.lua), before anything else is read or written.
 guardFormat(KEYS[27], true)

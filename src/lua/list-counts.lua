@@ -4,7 +4,7 @@
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] the kept history's age limit in ms (0 none): older entries the
 --   trimming has not reached yet are not counted, as list.lua skips them
--- Returns { delayed, ready, active, done, dead }: ready counts the due ones
+-- Returns { delayed, ready, active, done, dead, waiting }: ready counts the due ones
 -- waiting in the delayed set too (priority 0 ones wait there).
 argCount(2)
 argUnit(1)
@@ -22,4 +22,5 @@ return {
   activeCount(),
   done,
   redis.call('ZCARD', deadKey),
+  redis.call('ZCARD', waitingKey), -- flow parents waiting for their children (flow-lib.lua)
 }

@@ -4,13 +4,13 @@
 -- O(log n) (O(log² n) when the cursor's member has left), whatever the depth.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
--- ARGV[2] state: delayed | ready | active | done | dead
+-- ARGV[2] state: delayed | ready | active | done | dead | waiting
 --   delayed: the delayed set's entries not due yet; ready: the ready set
 --   (phase 0, by priority, then due time, then id), then the due entries
 --   waiting in the delayed set (phase 1, by due time, then id); active: by
 --   lease expiry; done: by finish time (kept history; older than ARGV[7] ms
 --   counts as gone, as inspect.lua has it; an id pending again is left out); dead: by
---   time of death
+--   time of death; waiting: flow parents waiting for their children, by time added
 -- ARGV[3] count: most items returned (at most ITEMS)
 -- ARGV[4] scan budget: most entries looked at (at most SCAN); with a prefix
 --   most may not match, so a call can return fewer than count and say where
@@ -36,7 +36,7 @@
 local ITEMS, SCAN = 500, 5000
 argCount(8, 12)
 argUnit(1)
-argOneOf(2, 'state', { 'delayed', 'ready', 'active', 'done', 'dead' })
+argOneOf(2, 'state', { 'delayed', 'ready', 'active', 'done', 'dead', 'waiting' })
 argInt(3, 'count', 1)
 argInt(4, 'scan budget', 1)
 argInt(6, 'preview bytes', 0)
@@ -138,6 +138,8 @@ elseif state == 'done' then
   phases = { { doneKey, first, redis.call('ZCARD', doneKey) } }
 elseif state == 'dead' then
   phases = { { deadKey, 0, redis.call('ZCARD', deadKey) } }
+elseif state == 'waiting' then
+  phases = { { waitingKey, 0, redis.call('ZCARD', waitingKey) } } -- flow parents, by add time
 else
   return redis.error_reply('ERR skyq list: unknown state ' .. tostring(state))
 end

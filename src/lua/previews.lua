@@ -13,17 +13,17 @@ local PREVIEW_FROM = 2048
 local PREVIEW_BODY = 1200 -- src/queue/browse/item.ts PREVIEW_BYTES: 300 characters of UTF-8
 local TAGS_MAX = 512 -- a record's tags (a name, a schedule) are ~400 bytes at most
 
--- Where a record's body starts: after its header, its tags (`n` a name, `p` a schedule)
--- and its kind letter; nil for a stub (kind x: its body is in a key of its own) or a header
--- that does not parse. A tag this code does not know leaves TAGS_MAX bytes for the tags.
+-- Where a record's body starts: after its header, its tags (lib.lua) and its kind letter;
+-- nil for a stub (kind x: its body is in a key of its own) or a header that does not parse.
+-- A tag this code does not know leaves TAGS_MAX bytes for the tags.
 local function bodyStart(rec)
   local _, headerEnd = string.find(rec, '^[^|]*|[^|]*|[^|]*|[^|]*|')
   if not headerEnd then
     return nil
   end
   local at = headerEnd + 1
-  for _ = 1, 2 do
-    local bytes, after = string.match(rec, '^[np](%d+):()', at)
+  for _ = 1, 4 do -- `n` a name, `p` a schedule, `f` a flow child's parent, `c` a flow parent
+    local bytes, after = string.match(rec, '^[npfc](%d+):()', at)
     if not bytes then
       break
     end

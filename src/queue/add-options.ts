@@ -125,12 +125,14 @@ export const prepareContext = (): PrepareContext => ({
   headers: new Map(),
 });
 
+/** `flowTags`: a flow node's tags (record.ts tagsOf: its parent, its children), after the name. */
 export function prepareMessage(
   config: QueueConfig,
   body: unknown,
   options: unknown,
   field = '',
   context: PrepareContext = prepareContext(),
+  flowTags = '',
 ): PreparedMessage {
   const name = (option: string) => (field ? `${field}.${option}` : option);
   const {
@@ -183,6 +185,7 @@ export function prepareMessage(
   }
   // Unnamed messages (most) keep the header alone: not one byte more than before names.
   if (jobName !== undefined) header += tagsOf({ name: checkName(name('name'), jobName) });
+  header += flowTags;
   const record = recordOf(header, stored);
   const bytes = Buffer.byteLength(header) + 1 + stored.bytes;
   const prepared = {

@@ -53,7 +53,16 @@
 //     A failed job's `err` field may keep its handler's stack after the message,
 //     `<message>\xff<stack>` (lua/fail.lua, src/queue/error-stack.ts; at most 8 KiB): older
 //     code would show the stack as part of the error. A format-7 value (no 0xff) reads as the
-//     message alone, with no stack
+//     message alone, with no stack.
+//     Flows (src/queue/flows/, lua/flow-lib.lua): a record may carry two more tags after the
+//     name and schedule ones, `f<bytes>:<group>:<o|m>:<parent id>` on a flow child and
+//     `c<bytes>:<children>` on a flow parent; four keys per group: `{<prefix>:<g>}:waiting`
+//     (parents waiting for their children), `:flow` (each parent's children, count and
+//     outcomes), `:outbox` (outcomes for parents in other slots) and `:flowends` (ended parents
+//     whose flow data goes with their record). Older code would take a flow member's tag for
+//     an unknown body kind and dead-letter it, never release a waiting parent nor see it
+//     (get, list, cancel), and neither record nor relay a child's outcome. Format-7 data has
+//     no flows: no tag, no such key, and reads as before
 import { errors } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { keyOf } from '../base/keys.js';

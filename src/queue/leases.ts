@@ -51,6 +51,18 @@ export type Outcome = 'retry' | 'dead' | 'stale';
 type Args = (string | number | Buffer)[];
 type Run = (name: ScriptName, group: number, args: Args) => Promise<unknown>;
 
+/**
+ * Whether some of these messages, acked in `group`, left an outcome in its outbox: a flow
+ * child whose parent lives in another group (then the relay runs: flows/relay.ts). A flow
+ * child that dies always runs it: its death may cascade to a parent elsewhere.
+ */
+function outboxTouched(group: number, messages: readonly Message[]): boolean {
+  for (const message of messages) {
+    if (message.parent && message.parent.group !== group) return true;
+  }
+  return false;
+}
+
 /** Most names one claim is told the rate limits of (a launcher limits at most 100). */
 const MAX_LIMITED_NAMES = 1000;
 
@@ -80,6 +92,8 @@ export class Leases {
   readonly #run: Run;
   readonly #runBuffer: Run;
   readonly #unspill: Unspill;
+  /** relays a group's flow outbox (flows/relay.ts kick) */
+  readonly #relay: (group: number) => void;
   /** per group: ids of claims whose replies arrived, for the next claim to let Redis forget */
   readonly #received = new Map<number, string[]>();
   /** per group: the id of a claim whose outcome is unknown, for the next claim to use again */
@@ -93,12 +107,20 @@ export class Leases {
   #claims = 0;
 
   /** `runBuffer` returns replies' strings as Buffers, so ids and bodies keep their bytes. */
-  constructor(config: QueueConfig, rawHeader: string, run: Run, runBuffer: Run, unspill: Unspill) {
+  constructor(
+    config: QueueConfig,
+    rawHeader: string,
+    run: Run,
+    runBuffer: Run,
+    unspill: Unspill,
+    relay: (group: number) => void,
+  ) {
     this.#config = config;
     this.#rawHeader = rawHeader;
     this.#run = run;
     this.#runBuffer = runBuffer;
     this.#unspill = unspill;
+    this.#relay = relay;
   }
 
   async poll(group: number, options: PollOptions): Promise<PollResult> {
@@ -137,6 +159,7 @@ export class Leases {
       throw error;
     }
     this.#unanswered.delete(group);
+    if (outboxTouched(group, acks)) this.#relay(group);
     const result = parseClaimReply(group, reply);
     if (result.messages.length + result.malformed.length > 0) {
       this.#received.set(group, [...(this.#received.get(group) ?? []), claimId]);
@@ -156,6 +179,7 @@ export class Leases {
     let acked = 0;
     for (const [group, list] of this.#byGroup(messages)) {
       acked += ((await this.#run('ack', group, this.#ackArgs(list))) as number[])[0] as number;
+      if (outboxTouched(group, list)) this.#relay(group);
     }
     return acked;
   }
@@ -189,7 +213,12 @@ export class Leases {
       retentionArg(this.#config.keepDead),
       stack,
     ];
-    return this.#run('fail', group, args) as Promise<Outcome>;
+    const outcome = this.#run('fail', group, args) as Promise<Outcome>;
+    if (!message.parent) return outcome;
+    return outcome.then((done) => {
+      if (done === 'dead') this.#relay(group); // its parent learns of it (flows/relay.ts)
+      return done;
+    });
   }
 
   async extend(messages: readonly Message[], leaseMs: number): Promise<number> {

@@ -6,6 +6,7 @@ import {
   type Body,
   type DecodedRecord,
   decodeRecord,
+  type FlowParent,
   headerBars,
   readTags,
   type ScheduleTag,
@@ -14,8 +15,31 @@ import {
 import { jobReports } from './reports.js';
 import { nonceOf } from './spill.js';
 
-/** Where a message is: waiting for its due time, due, leased, dead, or done and kept. */
-export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
+/**
+ * Where a message is: waiting for its due time, due, leased, dead, done and kept, or (a flow
+ * parent) waiting for its children.
+ */
+export type MessageState = 'delayed' | 'ready' | 'active' | 'dead' | 'done' | 'waiting';
+
+/** A flow parent's children counted by where they are (queue.flows). */
+export interface ChildCounts {
+  /** how many children it has */
+  total: number;
+  /** children not ended yet, waiting for their due time */
+  delayed: number;
+  /** children not ended yet, due */
+  ready: number;
+  /** children running now */
+  active: number;
+  /** children that are parents too, waiting for their own children */
+  waiting: number;
+  /** children done */
+  done: number;
+  /** children dead: an optional one, or the one its parent died of */
+  dead: number;
+  /** optional children cancelled */
+  cancelled: number;
+}
 
 /** What `queue.get(id)` tells about one message; `B` is its body's type (see Queue). */
 export interface MessageInfo<B = Body> {
@@ -71,7 +95,23 @@ export interface MessageInfo<B = Body> {
   logs?: string[];
   /** how many lines it logged in all (those no longer kept included), when it logged */
   logCount?: number;
+  /** a flow child: its parent */
+  parent?: FlowParent;
+  /** a flow parent: its children counted by state (queue.flows.get(id) has each one) */
+  children?: ChildCounts;
 }
+
+/** Counts of `total` children none of which is known to be anywhere yet. */
+export const noChildren = (total: number): ChildCounts => ({
+  total,
+  delayed: 0,
+  ready: 0,
+  active: 0,
+  waiting: 0,
+  done: 0,
+  dead: 0,
+  cancelled: 0,
+});
 
 /** The header (and tags) of a stub whose body key is gone, as a record of its own. */
 function keptHeader(record: Buffer | null): DecodedRecord | null {
@@ -135,6 +175,9 @@ export function messageInfo(
   if (String(state) === 'dead' && score !== null) info.diedAt = Number(text(score));
   if (window !== null && window !== undefined) info.dedupeUntil = Number(text(window));
   Object.assign(info, jobReports(report, lines));
+  if (decoded.parent) info.parent = decoded.parent;
+  // A flow parent: counted by queue.get from its flow data (flows/read.ts childCounts).
+  if (decoded.childCount !== undefined) info.children = noChildren(decoded.childCount);
   if (String(state) === 'done' && decoded.body === null && nonceOf(record as Buffer | null)) {
     info.bodyKept = false;
   }

@@ -1,7 +1,8 @@
 // What a consumer receives, and how a claim.lua reply becomes messages.
 import { isUtf8 } from 'node:buffer';
-import type { Body, ScheduleTag } from './record.js';
-import { decodeRecord, textOf } from './record.js';
+import type { FlowChild } from './flows/outcome.js';
+import type { Body, FlowParent, ScheduleTag } from './record.js';
+import { decodeRecord, parentRef, textOf } from './record.js';
 
 /** A leased message as a consumer receives it; `T` is what its body is taken to be (see Queue). */
 export interface Message<T = Body> {
@@ -25,6 +26,16 @@ export interface Message<T = Body> {
   name: string | undefined;
   /** the schedule occurrence it is (queue.schedules), else undefined */
   schedule: ScheduleTag | undefined;
+  /** a flow child (queue.flows): its parent, which runs once every child has ended */
+  parent: FlowParent | undefined;
+  /** a flow parent: how many children it has (their outcomes are in `children`) */
+  childCount: number | undefined;
+  /**
+   * a flow parent: its children in the order the flow gave them, each with how it ended and
+   * its result (the runtime reads them before the handler starts; queue.flows.children(job)
+   * reads them for a message claimed by hand)
+   */
+  children: FlowChild[] | undefined;
   /** this delivery's lease: ack, fail, release and extendLease act only while it holds */
   readonly token: string;
   /** the id's exact bytes when they are not valid UTF-8 (raw members other programs added) */
@@ -101,6 +112,9 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
       enqueuedAt: null,
       name: undefined,
       schedule: undefined,
+      parent: undefined,
+      childCount: undefined,
+      children: undefined,
       token,
       idBytes: utf8 ? undefined : Buffer.from(raw),
       result: undefined,
@@ -114,6 +128,8 @@ export function parseClaimReply(group: number, reply: unknown): PollResult {
       message.enqueuedAt = record.enqueuedAt;
       message.name = record.name;
       message.schedule = record.schedule;
+      message.parent = record.parent;
+      message.childCount = record.childCount;
       result.messages.push(message);
     } catch (error) {
       result.malformed.push({ message, reason: (error as Error).message });
@@ -145,7 +161,9 @@ export function leaseArgs(messages: readonly Message[]): (string | Buffer)[] {
 
 /**
  * ARGV for an ack (lua/history.lua ackLeased): the retention, how many lease arguments follow,
- * the leases, then when kept each one's result (`result(message)`), in the order named.
+ * the leases, then when kept each one's result (`result(message)`), in the order named; then,
+ * only when some are flow members, the flow section (lua/flow-lib.lua flow.acked): how many,
+ * then each one's position among those named, its kind, its parent's ref and its result.
  */
 export function ackArgs(
   messages: readonly Message[],
@@ -157,13 +175,25 @@ export function ackArgs(
   const leases: (string | Buffer)[] = [];
   const results: (string | Buffer)[] = [];
   const names: string[] = [];
+  const flows: (string | Buffer)[] = [];
+  let position = 0;
   for (const [token, list] of groups) {
     leases.push(token, String(list.length));
     for (const message of list) {
+      position++;
       leases.push(keyOf(message));
       if (retention !== '') results.push(result(message));
       if (events) names.push(message.name ?? '');
+      // Flow members only: a message of no flow adds nothing to its ack.
+      if (message.parent !== undefined || message.childCount !== undefined) {
+        const kind = `${message.parent ? 'f' : ''}${message.childCount === undefined ? '' : 'c'}`;
+        const ref = message.parent ? parentRef(message.parent) : '';
+        flows.push(String(position), kind, ref, message.parent ? result(message) : '');
+      }
     }
   }
-  return [retention, events ? '1' : '', String(leases.length), ...leases, ...results, ...names];
+  const args = [retention, events ? '1' : '', String(leases.length), ...leases];
+  args.push(...results, ...names);
+  if (flows.length > 0) args.push(String(flows.length / 4), ...flows);
+  return args;
 }

@@ -34,6 +34,9 @@ import { stackOf } from './error-stack.js';
 import type { QueueEvent } from './events/event.js';
 import { type EventsOptions, readEvents } from './events/reader.js';
 import { onFirstGroup } from './first-group.js';
+import { cancelIn } from './flows/cancel.js';
+import { Flows } from './flows/flows.js';
+import { childCounts } from './flows/read.js';
 import { ensureFormat } from './format.js';
 import { type Args, GroupScripts } from './group-scripts.js';
 import { endingOf, type WaitForOptions, type WaitResult, waitForJob } from './history/wait-for.js';
@@ -79,6 +82,8 @@ export class Queue<B = Body> {
   readonly schedules: Schedules;
   /** the shared rate-limit buckets (the runtime's rateLimit option takes from them) */
   readonly rateLimits: RateLimits;
+  /** flows: trees of jobs where a parent runs once its children have ended */
+  readonly flows: Flows<B>;
   readonly #scripts: GroupScripts;
   readonly #browser: Browser;
   readonly #ownsClient: boolean;
@@ -135,6 +140,7 @@ export class Queue<B = Body> {
       (name, group, args) => this.run(name, group, args),
       (name, group, args) => this.#runBuffer(name, group, args),
       this.#unspill,
+      (group) => this.flows.relay.kick(group),
     );
     // Each producer starts somewhere else, so many short-lived ones do not all fill group 0.
     this.#roundRobin = Math.floor(Math.random() * this.config.groups);
@@ -142,6 +148,25 @@ export class Queue<B = Body> {
       now: (group, at) => this.clock(group).now(at),
       run: (name, group, args) => this.run(name, group, args),
       explain: (error) => this.#scripts.explain(error),
+    });
+    this.flows = new Flows<B>({
+      adder: {
+        ...this.#adder,
+        run: (group, args) => this.run('flow-add', group, args),
+        pickGroup: () => {
+          const group = this.#roundRobin;
+          this.#roundRobin = (group + 1) % this.config.groups;
+          return group;
+        },
+      },
+      read: (name, group, args) => this.#runBuffer(name, group, args),
+      relay: (name, group, args) => this.#runBuffer(name, group, args),
+      unitMs: this.config.unitMs,
+      groups: this.config.groups,
+      find: async (id, group) => {
+        const info = await this.get(id, group === undefined ? undefined : { group });
+        return info && { id: info.id, group: info.group, name: info.name, state: info.state };
+      },
     });
   }
 
@@ -208,10 +233,17 @@ export class Queue<B = Body> {
     return addPrepared(this.#adder, prepared);
   }
 
-  /** Removes a delayed or ready message; false when unknown, running or dead. */
+  /**
+   * Removes a delayed or ready message, or a waiting flow parent with its pending children;
+   * false when unknown, running or dead. A flow child whose parent waits for it is refused
+   * (ERR_SKYQ_FLOW) unless it was added as optional.
+   */
   async cancel(id: string | Buffer, options?: { group?: number }): Promise<boolean> {
+    const events = this.config.events ? '1' : '';
+    const run = (group: number, key: string | Buffer, mode: string) =>
+      this.run('cancel', group, mode === '' ? [key, events] : [key, events, mode]);
     return onFirstGroup(this.config.groups, id, options, (group, key) =>
-      this.run('cancel', group, [key, this.config.events ? '1' : '']).then(Boolean),
+      cancelIn(run, this.flows as Flows<unknown>, group, key),
     );
   }
 
@@ -245,7 +277,15 @@ export class Queue<B = Body> {
       const reply = (await this.#runBuffer('inspect', group, args)) as (Buffer | number | null)[];
       if (!reply[0]) return false;
       await this.#unspill(group, reply, 1, reply.length);
-      found = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
+      const info = messageInfo(Buffer.from(key), group, reply, this.#rawHeader);
+      // A flow parent: its children counted by state (flows/read.ts), read only for parents.
+      if (info.children) {
+        const read = (name: 'flow-children' | 'flow-states', g: number, args: Args) =>
+          this.#runBuffer(name, g, args);
+        info.children =
+          (await childCounts(read, this.config.unitMs, group, info.id)) ?? info.children;
+      }
+      found = info;
       return true;
     });
     return found as MessageInfo<B> | null;

@@ -5,7 +5,9 @@
 // x a stub: the record is in a key of its own (see spill.ts).
 // tags (format 2, see format.ts), each `<letter><byte length>:<bytes>`, only when present, so
 // an unnamed message costs not one byte more than in format 1:
-//   n the job's name; p the schedule occurrence it is, `<at ms>:<schedule id>` (made in Lua).
+//   n the job's name; p the schedule occurrence it is, `<at ms>:<schedule id>` (made in Lua);
+//   (format 8, flows: lua/flow-lib.lua) f a flow child's parent, `<group>:<o|m>:<parent id>`
+//   (o: optional); c a flow parent, the number of its children.
 // Records written before tags existed have none and read the same.
 import { isUtf8 } from 'node:buffer';
 import { errors } from '../base/errors.js';
@@ -48,16 +50,32 @@ export interface ScheduleTag {
   at: number;
 }
 
+/** A flow child's parent (queue.flows): where it waits, and whether this child is optional. */
+export interface FlowParent {
+  /** the parent's id */
+  id: string;
+  /** the parent's group */
+  group: number;
+  /** an optional child: its death does not make the parent dead */
+  optional: boolean;
+}
+
 /** What a record may carry beside its header: absent for most messages. */
 export interface RecordTags {
   name?: string | undefined;
   schedule?: ScheduleTag | undefined;
+  /** a flow child: its parent */
+  parent?: FlowParent | undefined;
+  /** a flow parent: how many children it has */
+  childCount?: number | undefined;
 }
 
 export interface DecodedRecord extends RecordFields {
   body: Body;
   name: string | undefined;
   schedule: ScheduleTag | undefined;
+  parent: FlowParent | undefined;
+  childCount: number | undefined;
 }
 
 /** A body ready to store: its kind letter and its text or bytes. */
@@ -104,7 +122,27 @@ export function tagsOf(tags: RecordTags): string {
     const value = `${tags.schedule.at}:${tags.schedule.id}`;
     out += `p${Buffer.byteLength(value)}:${value}`;
   }
+  if (tags.parent !== undefined) {
+    const value = parentRef(tags.parent);
+    out += `f${Buffer.byteLength(value)}:${value}`;
+  }
+  if (tags.childCount !== undefined) {
+    const value = String(tags.childCount);
+    out += `c${value.length}:${value}`;
+  }
   return out;
+}
+
+/** A flow child's parent as lua/flow-lib.lua names it: `<group>:<o|m>:<parent id>`. */
+export function parentRef(parent: FlowParent): string {
+  return `${parent.group}:${parent.optional ? 'o' : 'm'}:${parent.id}`;
+}
+
+/** The parent a ref names; undefined when it does not parse. */
+export function parseParentRef(ref: string): FlowParent | undefined {
+  const match = /^(\d+):([om]):(.+)$/s.exec(ref);
+  if (!match) return undefined;
+  return { id: match[3] as string, group: Number(match[1]), optional: match[2] === 'o' };
 }
 
 /** The stored record: header, kind letter, body. Bytes stay bytes (ioredis sends Buffers as is). */
@@ -118,25 +156,45 @@ const DASH = 0x2d; // '-'
 const COLON = 0x3a; // ':'
 const NAME_TAG = 0x6e; // 'n'
 const SCHEDULE_TAG = 0x70; // 'p'
+const PARENT_TAG = 0x66; // 'f'
+const CHILDREN_TAG = 0x63; // 'c'
 
 /** A record's tags and where its kind letter is, read from the byte after the last bar. */
 export interface TagsAt {
   name: string | undefined;
   schedule: ScheduleTag | undefined;
+  parent: FlowParent | undefined;
+  childCount: number | undefined;
   /** the kind letter's index; -1 when a tag does not parse */
   kindAt: number;
 }
 
+const isTag = (byte: number | undefined) =>
+  byte === NAME_TAG || byte === SCHEDULE_TAG || byte === PARENT_TAG || byte === CHILDREN_TAG;
+
 export function readTags(record: Buffer, afterLastBar: number): TagsAt {
-  const out: TagsAt = { name: undefined, schedule: undefined, kindAt: afterLastBar };
+  const out: TagsAt = {
+    name: undefined,
+    schedule: undefined,
+    parent: undefined,
+    childCount: undefined,
+    kindAt: afterLastBar,
+  };
   let at = afterLastBar;
-  while (record[at] === NAME_TAG || record[at] === SCHEDULE_TAG) {
+  while (isTag(record[at])) {
     const colon = record.indexOf(COLON, at + 1);
     const length = colon > at + 1 && colon < at + 6 ? numberAt(record, at + 1, colon, 10) : -1;
     if (length < 0 || colon + 1 + length > record.length) return { ...out, kindAt: -1 };
     const value = record.toString('utf8', colon + 1, colon + 1 + length);
-    if (record[at] === NAME_TAG) out.name = value;
-    else {
+    const tag = record[at];
+    if (tag === NAME_TAG) out.name = value;
+    else if (tag === PARENT_TAG) {
+      out.parent = parseParentRef(value);
+      if (!out.parent) return { ...out, kindAt: -1 };
+    } else if (tag === CHILDREN_TAG) {
+      out.childCount = Number(value);
+      if (!Number.isInteger(out.childCount)) return { ...out, kindAt: -1 };
+    } else {
       const split = value.indexOf(':');
       const when = split > 0 ? Number(value.slice(0, split)) : Number.NaN;
       if (!Number.isFinite(when)) return { ...out, kindAt: -1 };
@@ -207,9 +265,19 @@ export function decodeRecord(id: Buffer, record: Buffer): DecodedRecord {
   const backoff: Backoff = { type: kind === 0x66 ? 'fixed' : 'exponential', delay, max };
   const tags = readTags(record, b4 + 1);
   if (tags.kindAt < 0) throw errors.malformedRecord(textOf(id), 'a tag does not parse');
-  const { name, schedule } = tags;
+  const { name, schedule, parent, childCount } = tags;
   const body = bodyOf(id, record, tags.kindAt);
-  return { enqueuedAt, priority, maxAttempts, backoff, body, name, schedule };
+  return {
+    enqueuedAt,
+    priority,
+    maxAttempts,
+    backoff,
+    body,
+    name,
+    schedule,
+    parent,
+    childCount,
+  };
 }
 
 function bodyOf(id: Buffer, record: Buffer, kindAt: number): Body {

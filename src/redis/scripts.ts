@@ -1,7 +1,7 @@
 // The Lua scripts, each in its own file under ../lua with a header naming its
 // KEYS and ARGV. args.lua (the checks of ARGV) and format-guard.lua (the data format the
 // script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
-// events.lua, history.lua and dedupe.lua are put in front of each group script (they all
+// events.lua, flow-lib.lua, history.lua and dedupe.lua are put in front of each group script (they all
 // take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
 // the multi-group scripts have only args.lua and take their keys as given. ioredis runs
 // them by EVALSHA (falling back to EVAL once per server when the cache is empty).
@@ -40,6 +40,11 @@ export const SCRIPT_NAMES = [
   'id-block',
   'ratelimit-held',
   'report',
+  'flow-add',
+  'flow-child-done',
+  'flow-sweep',
+  'flow-children',
+  'flow-states',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
@@ -63,12 +68,13 @@ const LUA_DIR = new URL('../lua/', import.meta.url);
 /**
  * Helpers some group scripts share, put after lib.lua: the schedule scripts' (schedule-lib), the
  * rate limits' held messages (lib-held: the claim holds them back, ratelimit-held counts them),
- * the claim's own (claim-lib: remembered batches, due members).
+ * the claim's own (claim-lib: remembered batches, due members), cancel's flow helpers (cancel-lib).
  */
 function extraLibsOf(name: string): string[] {
   if (name.startsWith('schedule-')) return ['schedule-lib'];
   if (name === 'claim') return ['lib-held', 'claim-lib'];
   if (name === 'ratelimit-held') return ['lib-held'];
+  if (name === 'cancel') return ['cancel-lib'];
   return [];
 }
 
@@ -82,6 +88,7 @@ ${read('lib')}
 ${read('lib-ids')}
 ${read('previews')}
 ${read('events')}
+${read('flow-lib')}
 ${read('history')}
 ${read('dedupe')}`;
     // Helpers only some scripts need come after lib (EXTRA_LIBS).

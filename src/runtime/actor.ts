@@ -44,6 +44,11 @@ const ACK_DELAY_MS = 200;
 const WAKE_EARLY_MS = 3;
 /** After the grace, handlers told to stop get this long to do so. */
 const ABORT_GRACE_MS = 1000;
+/**
+ * How often the actor relays its group's flow outbox (queue/flows/relay.ts): what a kill -9
+ * between a child's ack and its parent's update left there is moved within this long.
+ */
+const FLOW_SWEEP_MS = 5000;
 
 export class Actor {
   readonly #settings: ActorSettings;
@@ -57,6 +62,7 @@ export class Actor {
   readonly #clock = new ReplyClock();
   #loop: Promise<void> = Promise.resolve();
   #housekeeping: NodeJS.Timeout | undefined;
+  #flowSweep: NodeJS.Timeout | undefined;
   #ackTimer: NodeJS.Timeout | undefined;
   readonly #errors: NoteRate;
   #resume: () => void = () => undefined;
@@ -110,6 +116,15 @@ export class Actor {
     // One timer renews leases (a third of the way through) and times out handlers.
     const tick = Math.min(leaseMs / 3, timeoutMs > 0 ? Math.max(50, timeoutMs / 10) : 1000);
     this.#housekeeping = every(() => this.#jobs.housekeep(), Math.max(50, Math.floor(tick)));
+    // The group's flow outbox: once soon after the start (what a crash left), then regularly.
+    const sweep = () => this.#sweepFlows();
+    this.#flowSweep = later(
+      () => {
+        sweep();
+        this.#flowSweep = every(sweep, FLOW_SWEEP_MS);
+      },
+      Math.floor(Math.random() * 1000),
+    );
     this.#loop = this.#run();
     const { group: _group, ...settings } = this.#settings;
     this.#log.info({ event: 'started', ...settings }, 'actor started');
@@ -155,6 +170,7 @@ export class Actor {
       await this.#settle(ABORT_GRACE_MS);
     }
     clearInterval(this.#housekeeping);
+    clearInterval(this.#flowSweep); // a timeout first, then an interval: this clears either
     clearTimeout(this.#ackTimer);
     const { finished, handBack, stuck } = await this.#jobs.close();
     let released = 0;
@@ -307,6 +323,15 @@ export class Actor {
       this.#log.warn(fields, 'malformed message dead-lettered');
     }
     return polled;
+  }
+
+  /** One relay round of the group's flow outbox; a failure is noted, the next one retries. */
+  #sweepFlows(): void {
+    if (this.#modes.now === 'halted') return;
+    this.#queue.flows.sweep(this.#settings.group).then(
+      () => undefined,
+      (error: unknown) => this.#errors.note('flow outbox relay failed', error, this.#stats),
+    );
   }
 
   /** What finished, to ack with the next claim (or alone, while waiting for tokens). */

@@ -120,8 +120,28 @@ export class Jobs {
   #start(message: Message, now: number): void {
     const entry = this.#inFlight.get(message);
     if (!entry) return;
-    if (message.schedule === undefined) this.#run(entry, now);
+    if (message.childCount !== undefined) this.#startParent(entry);
+    else if (message.schedule === undefined) this.#run(entry, now);
     else this.#startOccurrence(entry, now);
+  }
+
+  /**
+   * A flow parent: its children's outcomes are read first (one call: queue.flows.children),
+   * for its handler's `job.children`. When that read fails the job fails too (retried).
+   */
+  #startParent(entry: Entry): void {
+    const { queue } = this.#parts;
+    queue.flows.children(entry.message).then(
+      (children) => {
+        entry.message.children = children;
+        this.#run(entry, this.#parts.now());
+      },
+      (error: unknown) => {
+        if (!this.#inFlight.delete(entry.message)) return;
+        this.#fail(entry.message, error);
+        this.#ended();
+      },
+    );
   }
 
   /**

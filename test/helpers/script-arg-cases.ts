@@ -97,6 +97,10 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ['no result while kept', ['10:1000', '', '3', ...lease]],
         ['more results than ids', ['10:1000', '', '3', ...lease, '5|u', '6|u']],
         ['no name with events on', ['', '1', '3', ...lease]],
+        ['a flow section cut short', ['', '', '3', ...lease, '1', '1', 'f', '0:m:p']],
+        ['a flow entry past the ids', ['', '', '3', ...lease, '1', '2', 'f', '0:m:p', '0|u']],
+        ['a flow entry of no kind', ['', '', '3', ...lease, '1', '1', 'x', '0:m:p', '0|u']],
+        ['a flow child without its ref', ['', '', '3', ...lease, '1', '1', 'f', '', '0|u']],
       ],
     },
     fail: {
@@ -254,6 +258,46 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     'intake-adopt': { valid: [], bad: [['an argument', ['x']]] },
     'intake-close': { valid: [], bad: [['an argument', ['x']]] },
     'ratelimit-held': { valid: [], bad: [['an argument', ['x']]] },
+    'flow-add': {
+      valid: ['1', '', '1', 'args-flow', 'c', '', '|0|3|f1000|sbody', '0', '', ''],
+      bad: [
+        ['nothing at all', []],
+        ['a node cut short', ['1', '', '1', 'args-flow', 'c', '', '|0|3|f1000|sbody']],
+        ['an empty id', ['1', '', '1', '', 'c', '', '|0|3|f1000|sbody', '0', '', '']],
+        ['an empty record', ['1', '', '1', 'args-flow', 'c', '', '', '0', '', '']],
+        ['a score not a number', ['1', '', '1', 'args-flow', 'c', 'soon', 'r', '0', '', '']],
+        ['a parent ref without a group', ['1', '', '1', 'n', 'c', '', 'r', '0', 'x:m:p', '']],
+        ['children not JSON', ['1', '', '1', 'n', 'c', '', 'r', '0', '', '[1']],
+        ['children not a list of entries', ['1', '', '1', 'n', 'c', '', 'r', '0', '', '[1]']],
+        ['a child with no id', ['1', '', '1', 'n', 'c', '', 'r', '0', '', '[[0,"",0,""]]']],
+      ],
+    },
+    'flow-child-done': {
+      valid: ['1', 'args-kid', '0:m:args-dad\nd0|u'],
+      bad: [
+        ['nothing at all', []],
+        ['an entry without its outcome', ['1', 'kid', '0:m:dad']],
+        ['an entry for another group', ['1', 'kid', '7:m:dad\nd0|u']],
+        ['an outcome of an unknown kind', ['1', 'kid', '0:m:dad\nq']],
+      ],
+    },
+    'flow-sweep': {
+      valid: ['10', '10', 'args-kid', '0:m:args-dad\nd0|u'],
+      bad: [
+        ['nothing at all', []],
+        ['a child id without its entry', ['10', '10', 'kid']],
+        ['an empty child id', ['10', '10', '', 'x']],
+      ],
+    },
+    'flow-children': {
+      valid: ['all', '$id'],
+      bad: [
+        ['an empty id', ['all', '']],
+        ['no ids', ['states']],
+        ['neither all nor states', ['some', '$id']],
+      ],
+    },
+    'flow-states': { valid: ['1', '$id'], bad: [['no ids', ['1']]] },
     'intake-alive': {
       valid: ['launcher-1', '6000'],
       bad: [['a holding list without its entry', ['launcher-1', '6000', 'list']]],
@@ -293,6 +337,10 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-list': [2],
     list: [1, 3, 4, 6, 7],
     'list-counts': [1, 2],
+    'flow-add': [1, 3, 8],
+    'flow-child-done': [1],
+    'flow-sweep': [1, 2],
+    'flow-states': [1],
   };
   const words: Record<string, [number, string][]> = {
     claim: [
@@ -331,8 +379,12 @@ function badValues(name: string, valid: Args): Case[] {
     'ratelimit-take': [[1, '']],
     'ratelimit-list': [[1, '']],
     list: [
-      [2, 'waiting'],
+      [2, 'sleeping'],
       [8, 'end'],
+    ],
+    'flow-add': [
+      [2, 'on'],
+      [5, 'x'],
     ],
   };
   const out: Case[] = [];
@@ -346,6 +398,7 @@ function badValues(name: string, valid: Args): Case[] {
   }
   // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
   const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add'];
+  open.push('flow-sweep', 'flow-children', 'flow-states'); // they take any number of ids
   if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
   if (name === 'claim' || name === 'extend' || name === 'release') {
     out.push(['the last argument missing', valid.slice(0, -1)]);

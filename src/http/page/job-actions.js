@@ -1,5 +1,6 @@
 // The actions the job view offers, by the job's state: a delayed job runs now, is rescheduled
-// or cancelled; a ready one is rescheduled or cancelled; a dead one is retried or purged.
+// or cancelled; a ready one is rescheduled or cancelled; a dead one is retried or purged; a
+// waiting flow parent is cancelled with its pending children.
 // A running or finished job has none. Buttons carry class `act`: disabled while Redis does
 // not answer (dom.js guardActions).
 import { el, toast } from './dom.js';
@@ -28,6 +29,12 @@ export function jobActions(job, { act, reschedule }) {
     return bar(
       button('job-retry', 'Retry', () => act('retry')),
       button('job-purge', 'Purge', () => act('purge'), true),
+    );
+  }
+  if (job.state === 'waiting') {
+    // A flow parent: it goes with its pending children; it has no due time to move yet.
+    return bar(
+      button('job-cancel', 'Cancel job and its pending children', () => act('cancel'), true),
     );
   }
   if (job.state !== 'delayed' && job.state !== 'ready') {

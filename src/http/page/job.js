@@ -5,6 +5,7 @@
 import { ApiError, get, post } from './api.js';
 import { confirmAction, el, guardActions, replaceChildren, toast } from './dom.js';
 import { jobActions } from './job-actions.js';
+import { flow } from './job-flow.js';
 import { followLog, replaceReports, reports } from './job-reports.js';
 import { body, errorsOf, facts, result, timeline } from './job-sections.js';
 
@@ -15,6 +16,8 @@ export class JobView {
   /** { id, idBase64?, group? }: the job shown */
   #ref = null;
   #opener = null;
+  /** the job shown is a flow parent waiting for its children */
+  #waiting = false;
   #onChanged;
   /** reads a running job again (its progress and log lines) */
   #refresh = null;
@@ -71,9 +74,13 @@ export class JobView {
     }
     // Actions name the job by its group, and by its bytes when its id is not UTF-8.
     this.#ref = { ...ref, group: job.group, ...(job.idBase64 ? { idBase64: job.idBase64 } : {}) };
-    // Sections in order. A flow's parent and children are a section too: they go in this list.
+    this.#waiting = job.state === 'waiting';
+    // Sections in order: a flow's parent and children, a running job's progress and log lines.
+    const opener = this.#opener;
+    const openNode = (node) => void this.open(node, opener);
     const sections = [
       facts(job),
+      flow(job, openNode),
       timeline(job),
       reports(job),
       errorsOf(job),
@@ -121,7 +128,10 @@ export class JobView {
     const { id, idBase64, group } = this.#ref;
     const path = `/api/jobs/${encodeURIComponent(id)}`;
     const asks = {
-      cancel: [`Cancel job ${id}? It will not run.`, { ok: 'Cancel job', danger: true }],
+      cancel: [
+        `Cancel job ${id}? It will not run${this.#waiting ? ', nor will its pending children' : ''}.`,
+        { ok: 'Cancel job', danger: true },
+      ],
       retry: [
         `Retry dead job ${id}? It runs again, its attempts counted from 0.`,
         { ok: 'Retry', danger: false },

@@ -1,4 +1,5 @@
-// The job browser: a tab per state (delayed, ready, active, done, dead) with its count, a page
+// The job browser: a tab per state (delayed, ready, active, done, dead, and waiting: flow
+// parents waiting for their children) with its count, a page
 // at a time by cursor (the server's page costs what its limit costs, at any depth; done and dead
 // newest first), an id-prefix search, and per row: run now (delayed), cancel (delayed, ready),
 // retry (dead). A row's id (or a click on the row) opens the job view (job.js). Every value
@@ -18,9 +19,9 @@ import {
 } from './dom.js';
 
 const PAGE = 25;
-const STATES = ['delayed', 'ready', 'active', 'done', 'dead'];
+const STATES = ['delayed', 'ready', 'active', 'done', 'dead', 'waiting'];
 /** A tab's name: the done tab counts the kept history, not done since start (the total card). */
-const TAB_NAMES = { done: 'done (kept)' };
+const TAB_NAMES = { done: 'done (kept)', waiting: 'waiting (flows)' };
 /** the order pages read in, by state (the server's default) */
 const ORDER = { done: 'newest first', dead: 'newest first' };
 /** the time column each state shows beside the due time */
@@ -28,6 +29,7 @@ const WHEN = {
   active: ['lease ends', 'leaseUntil'],
   done: ['finished', 'finishedAt'],
   dead: ['died', 'diedAt'],
+  waiting: ['waiting since', 'waitingSince'],
 };
 
 export class JobBrowser {
@@ -199,7 +201,8 @@ export class JobBrowser {
       );
     if (item.state === 'delayed')
       return [button('Run now', 'run-now'), button('Cancel', 'cancel', { class: 'danger' })];
-    if (item.state === 'ready') return button('Cancel', 'cancel', { class: 'danger' });
+    if (item.state === 'ready' || item.state === 'waiting')
+      return button('Cancel', 'cancel', { class: 'danger' });
     if (item.state === 'dead') return button('Retry', 'retry');
     return null;
   }

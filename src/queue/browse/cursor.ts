@@ -6,9 +6,9 @@
 import { errors } from '../../base/errors.js';
 import type { PageOrder } from '../page-order.js';
 
-/** The states `queue.list()` pages through. */
-export const LIST_STATES = ['delayed', 'ready', 'active', 'done', 'dead'] as const;
-/** One of LIST_STATES: delayed, ready, active, done or dead. */
+/** The states `queue.list()` pages through (waiting: flow parents waiting for their children). */
+export const LIST_STATES = ['delayed', 'ready', 'active', 'done', 'dead', 'waiting'] as const;
+/** One of LIST_STATES: delayed, ready, active, done, dead or waiting. */
 export type ListState = (typeof LIST_STATES)[number];
 
 export interface ListPosition {
@@ -28,6 +28,7 @@ export const DEFAULT_ORDER: Record<ListState, PageOrder> = {
   active: 'oldest',
   done: 'newest',
   dead: 'newest',
+  waiting: 'oldest',
 };
 
 /** An opaque cursor for the position, in `state`, on a page read in `order`. */

@@ -41,6 +41,8 @@ export interface ListItem {
   diedAt?: number;
   /** dead: why it died */
   reason?: string;
+  /** waiting (a flow parent): when it was added to wait for its children */
+  waitingSince?: number;
 }
 
 /** An item and where it sits in the list's order. */
@@ -94,6 +96,8 @@ export function listItem(
   } else if (state === 'done') {
     if (extra) ({ dueAt, attempts } = decodeEntry(extra));
     item.finishedAt = Number(score);
+  } else if (state === 'waiting') {
+    item.waitingSince = Number(score);
   } else {
     item.diedAt = Number(score);
     item.reason = extra ? extra.toString() : 'unknown';

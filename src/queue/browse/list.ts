@@ -155,7 +155,7 @@ export class Browser {
     const replies = await Promise.all(
       groups.map((g) => this.#run('list-counts', g, [this.#config.unitMs, ageMs])),
     );
-    const totals = { delayed: 0, ready: 0, active: 0, done: 0, dead: 0 };
+    const totals = { delayed: 0, ready: 0, active: 0, done: 0, dead: 0, waiting: 0 };
     for (const reply of replies) {
       LIST_STATES.forEach((state, i) => {
         totals[state] += Number(reply[i]);

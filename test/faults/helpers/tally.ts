@@ -26,6 +26,8 @@ export interface Finish {
   p: number;
   th: number;
   b?: string;
+  /** a flow parent's children as it saw them, a letter each (d done, x dead, p pending) */
+  c?: string;
 }
 
 /** A fault the tally fixture made on purpose (see its `fault` body). */

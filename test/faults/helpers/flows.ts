@@ -1,0 +1,86 @@
+/**
+ * Flows for the fault suite: trees of depth 3 spread over the groups, and the checks a fault
+ * must not break, from the tally's record: every node ran (0 lost), no parent started before
+ * the last finish of any of its children, each saw every child done, and a node ran more than
+ * once only when it was leased at a fault (at-least-once, as any message), each run a later
+ * attempt (a parent released twice would run as the same one).
+ */
+import { expect } from 'vitest';
+import type { FlowIds, FlowSpec } from '../../../src/index.js';
+import { nodesOf } from '../../helpers/flows.js';
+import { type Finish, hexOf } from './tally.js';
+
+/**
+ * Flow number `f` of depth 3 (4 × 4 leaves): the root in group f % groups, half the middle
+ * level in its group and half placed by key, half of each one's leaves in another group.
+ */
+export function spreadFlow(f: number, groups: number, body: FlowSpec['body']): FlowSpec {
+  const leaf = (m: number, l: number): FlowSpec => ({
+    body,
+    options: l % 2 === 0 ? {} : { group: (f + m + l) % groups },
+  });
+  const mid = (m: number): FlowSpec => ({
+    body,
+    options: m % 2 === 0 ? {} : { key: `flow-${f}-${m}` },
+    children: Array.from({ length: 4 }, (_, l) => leaf(m, l)),
+  });
+  return {
+    body,
+    options: { group: f % groups },
+    children: Array.from({ length: 4 }, (_, m) => mid(m)),
+  };
+}
+
+export interface FlowAccount {
+  nodes: number;
+  parents: number;
+  /** parents that ran more than once (each was leased at a fault) */
+  parentsTwice: number;
+  /** the least time between a parent's start and its last child's finish (ms) */
+  closestMs: number;
+}
+
+/**
+ * The flow checks over every flow's ids against the finishes; `leased`: hex ids leased at a
+ * fault (the only ones that may run twice).
+ */
+export function expectFlowsHeld(
+  flows: FlowIds[],
+  finishes: readonly Finish[],
+  leased: ReadonlySet<string>,
+): FlowAccount {
+  const byHex = new Map<string, Finish[]>();
+  for (const finish of finishes) byHex.set(finish.h, [...(byHex.get(finish.h) ?? []), finish]);
+  const problems: string[] = [];
+  const account = { nodes: 0, parents: 0, parentsTwice: 0, closestMs: Number.POSITIVE_INFINITY };
+  for (const flow of flows) {
+    for (const { node } of nodesOf(flow)) {
+      account.nodes++;
+      const runs = byHex.get(hexOf(node.id)) ?? [];
+      if (runs.length === 0) problems.push(`${node.id} never ran`);
+      if (runs.length > 1 && !leased.has(hexOf(node.id)))
+        problems.push(`${node.id} ran ${runs.length} times, not leased at a fault`);
+      // A run again after a fault is a lease that expired: it counts an attempt. A parent
+      // released twice would run again as attempt 1.
+      const attempts = runs.map((run) => run.a);
+      if (new Set(attempts).size !== attempts.length)
+        problems.push(`${node.id} ran twice as the same attempt (${attempts.join(', ')})`);
+      if (node.children.length === 0 || runs.length === 0) continue;
+      account.parents++;
+      if (runs.length > 1) account.parentsTwice++;
+      const start = Math.min(...runs.map((run) => run.s));
+      for (const child of node.children) {
+        const last = Math.max(...(byHex.get(hexOf(child.id)) ?? []).map((run) => run.t));
+        if (start < last)
+          problems.push(`${node.id} started ${last - start} ms before ${child.id} finished`);
+        account.closestMs = Math.min(account.closestMs, start - last);
+      }
+      for (const run of runs) {
+        if (run.c !== 'd'.repeat(node.children.length))
+          problems.push(`${node.id} saw its children as ${run.c}`);
+      }
+    }
+  }
+  expect(problems.slice(0, 10)).toEqual([]);
+  return account;
+}
