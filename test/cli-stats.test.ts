@@ -2,9 +2,11 @@
  * `skyq stats` as an operator sees it: a group whose key has the wrong type is shown as broken
  * while the others are counted, paused groups are marked, and --watch refreshes in place in a
  * terminal (a real pseudo-terminal from `script`) or prints one table per interval in a pipe;
- * Ctrl-C ends it cleanly either way.
+ * Ctrl-C ends it cleanly either way. Connections lost right after it found Redis reachable are
+ * an outage it waits out, not a wrong address it exits on.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
@@ -128,4 +130,82 @@ describe('skyq stats', () => {
       expect(frame.split('\n').length).toBeLessThanOrEqual(11);
     }
   });
+
+  it('--watch and events --follow wait out connections lost before they began (Redis had answered)', async () => {
+    // The first connection of each command (its reachability check) goes through; every other
+    // one made in the next 6 s is closed at once, as Redis dropping clients right after
+    // answering would: longer than a command may wait (5 s), so their first reads fail.
+    // Before, that first failure ended both commands (exit 1) as if the address were wrong.
+    const [stats, events] = [await droppingProxy(), await droppingProxy()];
+    const watcher = spawnCli(['stats', '--redis', stats.url, '--watch', '200ms', '--json']);
+    const follower = spawnCli([
+      'events',
+      '--redis',
+      events.url,
+      '--prefix',
+      'lost',
+      '--follow',
+      '--json',
+    ]);
+    const queue = new Queue({ redis: redis.server.url, prefix: 'lost' });
+    try {
+      await waitFor(
+        'a frame once connections go through',
+        () => (watcher.stdout().includes('"groups"') ? true : undefined),
+        20_000,
+      );
+      expect(watcher.stderr()).toMatch(/^skyq: cannot read the figures: /m);
+      await waitFor('events --follow waiting', () =>
+        /^skyq: waiting for Redis: /m.test(follower.stderr()) ? true : undefined,
+      );
+      // A cancel is an event even without start --events; one every 500 ms until the follower
+      // (from now, once it could read) prints one.
+      await waitFor(
+        'events --follow printing an event',
+        async () => {
+          await queue.cancel(await queue.add('later', { delay: 3_600_000 }));
+          return follower.stdout().includes('"type":"cancelled"') ? true : undefined;
+        },
+        20_000,
+        500,
+      );
+      for (const child of [watcher, follower])
+        expect(child.child.exitCode, child.stderr()).toBe(null);
+    } finally {
+      await queue.close();
+      for (const child of [watcher, follower]) child.child.kill('SIGKILL');
+      stats.close();
+      events.close();
+    }
+  });
 });
+
+/**
+ * A TCP hop to the test's Redis that lets its first connection through (a command's
+ * reachability check) and closes every other one made in the 6 s after it.
+ */
+async function droppingProxy(): Promise<{ url: string; close: () => void }> {
+  const port = Number(new URL(redis.server.url).port);
+  const sockets = new Set<Socket>();
+  let firstAt = 0;
+  const proxy = createServer((client) => {
+    sockets.add(client);
+    if (firstAt !== 0 && Date.now() - firstAt < 6000) {
+      client.destroy();
+      return;
+    }
+    firstAt ||= Date.now();
+    const upstream = tcpConnect(port, '127.0.0.1');
+    sockets.add(upstream);
+    client.pipe(upstream).pipe(client);
+    for (const end of [client, upstream]) end.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      proxy.close();
+    },
+  };
+}

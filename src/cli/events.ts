@@ -6,7 +6,7 @@ import type { QueueEvent } from '../queue/events/event.js';
 import { type ConnectionFlags, readFromLine, withConnectionFlags } from './common.js';
 import { parseGroupList } from './duration.js';
 import { preview, printable } from './preview.js';
-import { withQueue } from './with-queue.js';
+import { readyThroughOutages, withQueue } from './with-queue.js';
 
 interface EventsFlags extends ConnectionFlags {
   follow?: boolean;
@@ -35,7 +35,8 @@ export function registerEvents(program: Command): void {
             ...(flags.group !== undefined ? { groups: parseGroupList(flags.group, 'group') } : {}),
           };
           queue.events(options); // bad options are one line before anything connects
-          await queue.ready();
+          if (follow) await readyThroughOutages(queue);
+          else await queue.ready();
           if (!flags.json) console.log(readFromLine(flags));
           const stop = new AbortController();
           process.once('SIGINT', () => stop.abort());

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
 import type { Queue } from '../queue/queue.js';
 import { explainRedisError } from '../redis/explain.js';
+import { isConnectionLoss } from '../redis/failure.js';
 import { readAllStats } from '../runtime/registry.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { describeMs, parseDuration } from './duration.js';
@@ -88,8 +89,9 @@ async function watch(queue: Queue, intervalMs: number, json: boolean, from: stri
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // A Redis that never answered is a wrong address, not an outage to wait out: fail like
-  // every other command (one line, exit 1). Once it has answered, an outage shows in the frame.
+  // withQueue checked that Redis answers, so a lost connection, even before the first frame,
+  // is an outage to wait out: it shows in the frame. Any other error before the first frame (a
+  // refused login, newer data) will not fix itself: one line and exit 1, as every command does.
   let answered = false;
   try {
     while (!stopped) {
@@ -104,7 +106,7 @@ async function watch(queue: Queue, intervalMs: number, json: boolean, from: stri
           body = '';
         } else body = renderStats(snap, queue.config.prefix);
       } catch (error) {
-        if (!answered) throw error;
+        if (!answered && !isConnectionLoss(error)) throw error;
         // An outage shows in the frame; the next refresh tries again.
         const explained = explainRedisError(error, queue.config.prefix, queue.client);
         body = `cannot read the figures: ${(explained as Error).message}`;

@@ -2,8 +2,11 @@
 // closes the queue however the work ends. A command that runs until stopped (stats --watch,
 // events --follow) first checks that Redis answers, so a wrong address fails in one line at
 // once, then keeps reconnecting through outages, however long, as the launcher does.
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from '../queue/queue.js';
 import { ensureReachable } from '../redis/connection.js';
+import { isConnectionLoss } from '../redis/failure.js';
 import { type ConnectionFlags, queueOptions } from './common.js';
 
 export async function withQueue<T>(
@@ -17,5 +20,22 @@ export async function withQueue<T>(
     return await work(queue);
   } finally {
     await queue.close();
+  }
+}
+
+/**
+ * queue.ready() for a command that runs until stopped: Redis answered withQueue's check, so a
+ * connection lost since is an outage to wait out (said once on stderr), not a wrong address.
+ */
+export async function readyThroughOutages(queue: Queue): Promise<void> {
+  for (let told = false; ; told = true) {
+    try {
+      return await queue.ready();
+    } catch (error) {
+      const lost = isConnectionLoss(error) || isConnectionLoss((error as Error).cause);
+      if (!lost) throw error;
+      if (!told) process.stderr.write(`skyq: waiting for Redis: ${(error as Error).message}\n`);
+      await sleep(1000);
+    }
   }
 }

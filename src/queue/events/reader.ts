@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
 import { blockingCopy, isCluster, type RedisClient } from '../../redis/connection.js';
+import { isConnectionLoss } from '../../redis/failure.js';
 import { checkGroup, checkObject, rejectUnknown } from '../options.js';
 import { type EventsFrom, formatCursor, type Positions, parseFrom } from './cursor.js';
 import { eventsOf, type QueueEvent, type RawEvent } from './event.js';
@@ -99,6 +100,31 @@ async function lastEntries(
   return new Map(groups.map((group, i) => [group, idOf(replies[i])]));
 }
 
+/**
+ * Each group's last entry when events() was called. A follower that could not read them (Redis
+ * away at that moment) reads them again until it can, as it reads on through any later outage:
+ * it then follows from when Redis answered. Reading once (follow: false), the failure is the
+ * caller's.
+ */
+async function firstPositions(
+  latest: Promise<Map<number, string>>,
+  follow: boolean,
+  readAgain: () => Promise<Map<number, string>>,
+  signals: AbortSignal[],
+): Promise<Map<number, string> | null> {
+  let reading = latest;
+  for (let failures = 1; ; failures++) {
+    try {
+      return await reading;
+    } catch (error) {
+      if (!follow || !isConnectionLoss(error)) throw error;
+      await sleep(Math.min(1000, 100 * failures));
+      if (signals.some((end) => end.aborted)) return null;
+      reading = readAgain();
+    }
+  }
+}
+
 async function* follow$(
   client: RedisClient,
   prefix: string,
@@ -118,7 +144,10 @@ async function* follow$(
   };
   // Where each group starts: as `from` says, else at its last entry when events() was called
   // (or the beginning).
-  const now = latest ? await latest : null;
+  const now = latest
+    ? await firstPositions(latest, follow, () => lastEntries(client, prefix, groups), signals)
+    : null;
+  if (signals.some((end) => end.aborted)) return;
   for (const group of groups) {
     if (positions.has(group)) continue;
     positions.set(group, { entry: now?.get(group) ?? '0-0', seen: null });
