@@ -8,12 +8,6 @@ export interface Due {
   dueAt: number;
 }
 
-/**
- * How long after the earliest due time a firing waits, so that what falls due meanwhile starts
- * in the same wake-up (never before its due time). SKYQ_START_SLACK_MS sets it for a benchmark.
- */
-const SLACK_MS = Number(process.env.SKYQ_START_SLACK_MS ?? 0);
-
 export class StartTimer<T extends Due> {
   readonly #now: () => number;
   readonly #start: (item: T, now: number) => void;
@@ -57,7 +51,7 @@ export class StartTimer<T extends Due> {
       return;
     }
     this.#timerAt = first.dueAt;
-    const wait = Math.max(1, Math.ceil(first.dueAt - this.#now() + SLACK_MS));
+    const wait = Math.max(1, Math.ceil(first.dueAt - this.#now()));
     this.#timer = later(() => this.#fire(), wait);
   }
 
