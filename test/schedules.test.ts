@@ -191,6 +191,7 @@ describe('schedules on Redis', () => {
           : undefined;
       });
       await launcher.stop();
+      const ranFor = Date.now() - restartedAt;
       const all = await recorded(redis.client, 'schedmiss');
       const later = all.slice(before.length);
       const inGap = (id: string) =>
@@ -199,8 +200,10 @@ describe('schedules on Redis', () => {
       expect(inGap('skip')).toHaveLength(0);
       for (const id of ['once', 'skip']) {
         const after = afterRestart(later, id);
+        // On the grid: no more than one a second for as long as it ran (a loaded machine
+        // stretches that; a flood of catch-ups would not fit).
         expect(after.length).toBeGreaterThanOrEqual(1);
-        expect(after.length).toBeLessThanOrEqual(4);
+        expect(after.length).toBeLessThanOrEqual(Math.ceil(ranFor / 1000) + 1);
       }
       expect(new Set(all).size).toBe(all.length);
     } finally {
