@@ -1,6 +1,6 @@
 /**
  * The launcher's life: start (ready only when every actor is), debug protocol, stop (no thread
- * left), refusal of a bad handler module, and a crashed actor that is restarted without losing
+ * or log file left), refusal of a bad handler module, and a crashed actor that is restarted without losing
  * its message. Real worker threads on a private redis-server.
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ const redis = useRuntimeRedis();
 describe('start and stop', () => {
   it('resolves when every actor is ready, answers debug calls, and stop() ends every thread', async () => {
     const portsBefore = openPorts();
+    const exitListenersBefore = process.listenerCount('exit');
     const logDir = tempDir();
     const launcher = await startActors({
       redis: redis.server.url,
@@ -56,6 +57,9 @@ describe('start and stop', () => {
       await launcher.stop();
     }
     expect(openPorts()).toBe(portsBefore);
+    // Its log file is given back: a process that starts launchers again and again (a library
+    // user, a benchmark) kept one fd and one exit listener per launcher.
+    expect(process.listenerCount('exit')).toBe(exitListenersBefore);
     await expect(launcher.stats()).rejects.toThrow(/closed/);
     await expect(launcher.stop()).resolves.toBeUndefined(); // a second stop is harmless
     const log = readFileSync(join(logDir, 'launcher.log'), 'utf8');

@@ -141,7 +141,8 @@ export class Launcher {
     await this.#pool?.destroy();
     this.#checkClient?.disconnect();
     this.#log.logger.info({ event: 'stopped', released }, 'launcher stopped');
-    this.#log.flush();
+    // The process may go on (a library user, a benchmark): its fd and exit listener go back.
+    this.#log.close();
   }
 
   #checkClient: ReturnType<typeof connect> | null = null;

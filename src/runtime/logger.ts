@@ -40,6 +40,8 @@ export interface FileLogger {
   logger: Logger;
   /** writes everything logged so far; call before the thread ends */
   flush(): void;
+  /** writes everything and gives the file back (a launcher in a process that goes on) */
+  close(): void;
 }
 
 export function fileLogger(
@@ -56,5 +58,9 @@ export function fileLogger(
     serializers: { err: (error: unknown) => pino.stdSerializers.err(scrubError(error) as Error) },
   };
   const destination = new RotatingFile(file, rotation);
-  return { logger: pino(options, destination), flush: () => destination.flush() };
+  return {
+    logger: pino(options, destination),
+    flush: () => destination.flush(),
+    close: () => destination.close(),
+  };
 }
