@@ -71,7 +71,8 @@ it('no output or log file of any command shows the password', async () => {
   onTestFinished(() => void start.child.kill('SIGKILL'));
   await waitFor(
     'skyq start to be ready',
-    () => (/actors ready/.test(start.stdout()) || start.child.exitCode !== null ? true : undefined),
+    () =>
+      /actors? ready/.test(start.stdout()) || start.child.exitCode !== null ? true : undefined,
     30_000,
   );
   expect(start.stdout()).toContain(`on redis://:***@127.0.0.1:${server.port}`);

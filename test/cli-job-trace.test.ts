@@ -23,7 +23,7 @@ it('logs --job ID shows a successful job start and finish at debug', async () =>
   const start = spawnCli(['start', ...where, '--log-dir', logDir, '--log-level', 'debug']);
   let id = '';
   try {
-    await waitFor('actors ready', () => (/actors ready/.test(start.stdout()) ? true : undefined));
+    await waitFor('actors ready', () => (/actors? ready/.test(start.stdout()) ? true : undefined));
     const produced = await runCli(['produce', ...where, '--delay', '0'], 'hello\nquit\n');
     id = /added (\S+)/.exec(produced.stdout)?.[1] as string;
     expect(id, produced.stderr).toBeTruthy();

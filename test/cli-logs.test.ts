@@ -96,7 +96,7 @@ describe('log files', () => {
     const queue = new Queue({ redis: redis.server.url, prefix: 'rot', groups: 1 });
     try {
       await waitFor('start to be ready', () =>
-        /1 actors ready/.test(starter.stdout()) ? true : undefined,
+        /1 actor ready/.test(starter.stdout()) ? true : undefined,
       );
       await queue.addBulk(Array.from({ length: 300 }, (_, n) => ({ body: `message ${n}` })));
       await waitFor('every message consumed', async () => {

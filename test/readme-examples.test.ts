@@ -93,7 +93,7 @@ async function loadHandler(block: DocBlock, n: number): Promise<void> {
   try {
     await waitFor(`${whereIs(block)} to load`, () => {
       if (start.child.exitCode !== null) throw new Error(`${whereIs(block)}: ${start.stderr()}`);
-      return /actors ready/.test(start.stdout()) ? true : undefined;
+      return /actors? ready/.test(start.stdout()) ? true : undefined;
     });
   } finally {
     start.child.kill('SIGINT');

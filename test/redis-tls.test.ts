@@ -256,7 +256,7 @@ describe('mTLS (tls-auth-clients yes)', () => {
         'the launcher',
         () => {
           if (start.child.exitCode !== null) throw new Error(start.stderr());
-          return /actors ready/.test(start.stdout()) ? true : undefined;
+          return /actors? ready/.test(start.stdout()) ? true : undefined;
         },
         30_000,
       );

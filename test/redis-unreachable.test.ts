@@ -115,7 +115,7 @@ describe('a running launcher', () => {
     try {
       await waitFor(
         'the launcher',
-        () => (/actors ready/.test(start.stdout()) ? true : undefined),
+        () => (/actors? ready/.test(start.stdout()) ? true : undefined),
         30_000,
       );
       await server.stop();

@@ -95,7 +95,7 @@ describe('skyq start --actor-nice', () => {
     ]);
     try {
       await waitFor('actors ready', async () =>
-        /actors ready/.test(run.stdout()) ? true : undefined,
+        /actors? ready/.test(run.stdout()) ? true : undefined,
       );
       const base = getPriority(run.child.pid as number);
       expect(

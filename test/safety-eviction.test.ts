@@ -161,7 +161,7 @@ describe('a standalone server', () => {
       '--allow-eviction',
     ]);
     try {
-      await waitFor('the actors', () => (run.stdout().includes('actors ready') ? true : undefined));
+      await waitFor('the actors', () => (run.stdout().includes(' ready on ') ? true : undefined));
       expect(run.stderr()).toContain('maxmemory-policy allkeys-lru');
       expect(run.stderr()).toContain('--allow-eviction lets skyq run anyway');
     } finally {

@@ -108,7 +108,7 @@ export function registerStart(program: Command): void {
         });
       const where = describeTarget(options);
       console.log(
-        `skyq: ${launcher.groups.length} actors ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
+        `skyq: ${launcher.groups.length} ${launcher.groups.length === 1 ? 'actor' : 'actors'} ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
       );
       for (const spec of launcher.intake) {
         console.log(

@@ -136,7 +136,7 @@ export async function untilStartReady(run: CliChild, what = 'skyq start'): Promi
     `${what} to be ready`,
     () => {
       if (run.child.exitCode !== null) throw new Error(`${what} exited: ${run.stderr()}`);
-      return /actors ready/.test(run.stdout()) ? true : undefined;
+      return /actors? ready/.test(run.stdout()) ? true : undefined;
     },
     30_000,
   );

@@ -27,7 +27,7 @@ export async function waitForOutput(run: CliChild, pattern: RegExp, timeoutMs = 
 /** `skyq start <args>` as a child process, once its actors are ready. */
 export async function startSkyq(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliChild> {
   const run = spawnCli(['start', ...args], env);
-  await waitForOutput(run, /actors ready/);
+  await waitForOutput(run, /actors? ready/);
   return run;
 }
 
