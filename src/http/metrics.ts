@@ -13,6 +13,7 @@ import { unnamedPart } from '../runtime/name-stats.js';
 import type { ServerState } from '../runtime/server-checks.js';
 import { ACTOR_STATES } from '../runtime/stat-block.js';
 import { BucketHistogram } from './bucket-histogram.js';
+import { defineLauncherSeries, launchersOf } from './launcher-series.js';
 import { ACTOR_COUNTERS, DEPTHS, DURATION_BOUNDS_SECONDS, HISTOGRAMS } from './metric-families.js';
 
 export { DURATION_BOUNDS_SECONDS } from './metric-families.js';
@@ -28,9 +29,9 @@ export interface MetricsInput {
   limits?: BucketState[] | null;
 }
 
-type Set = (labels: Record<string, string>, value: number) => void;
-type Fill = (set: Set, input: MetricsInput) => void;
-type Labels = Record<string, string>;
+export type Set = (labels: Record<string, string>, value: number) => void;
+export type Fill = (set: Set, input: MetricsInput) => void;
+export type Labels = Record<string, string>;
 
 export interface MetricsShape {
   /** label each launcher's series with `launcher` (the stand-alone dashboard) */
@@ -38,9 +39,6 @@ export interface MetricsShape {
   /** the groups `skyq_group_up` covers when per launcher (else: the launcher's actors) */
   groups?: number;
 }
-
-const launchersOf = (input: MetricsInput) =>
-  Array.isArray(input.stats) ? input.stats : [input.stats];
 
 export class MetricsExporter {
   readonly registry = new Registry();
@@ -206,99 +204,13 @@ export class MetricsExporter {
       });
       this.registry.registerMetric(metric.asMetric());
     }
-    // The rate limits every launcher of the prefix shares (src/queue/ratelimit/): '*' is the
-    // whole queue's bucket, any other name a job name's.
-    const buckets = (fill: (b: BucketState, set: Set) => void): Fill => {
-      return (set, input) => {
-        for (const b of input.limits ?? []) fill(b, set);
-      };
-    };
-    this.#gauge(
-      'skyq_rate_limit_tokens',
-      "Tokens in the rate limit's bucket now ('*' = the whole queue): starts it allows at once.",
-      ['name'],
-      buckets((b, set) => set({ name: b.name }, b.tokens)),
-    );
-    this.#gauge(
-      'skyq_rate_limit_per_second',
-      'The rate limit: starts allowed per second.',
-      ['name'],
-      buckets((b, set) => set({ name: b.name }, (b.max * 1000) / b.perMs)),
-    );
-    this.#gauge(
-      'skyq_rate_limited',
-      '1 while the rate limit holds work back (a take got fewer tokens than it asked lately).',
-      ['name'],
-      buckets((b, set) => set({ name: b.name }, b.limited ? 1 : 0)),
-    );
-    // The intake's lists (src/runtime/intake/): what it moved, and what waits in each.
-    this.#counter(
-      'skyq_intake_items_total',
-      'Items this launcher moved from the intake list (or sorted set) into skyq (dead letters included).',
-      (set, input) => {
-        for (const launcher of launchersOf(input)) {
-          for (const figure of launcher.intake ?? []) {
-            set({ ...by(launcher), list: figure.list }, figure.items);
-          }
-        }
-      },
-      withLauncher(['list']),
-    );
-    this.#gauge(
-      'skyq_intake_list_length',
-      'Items waiting in the intake list, or members in the intake sorted set (absent while it cannot be read).',
-      withLauncher(['list']),
-      (set, input) => {
-        for (const launcher of launchersOf(input)) {
-          for (const figure of launcher.intake ?? []) {
-            if (figure.length !== null) set({ ...by(launcher), list: figure.list }, figure.length);
-          }
-        }
-      },
-    );
-    this.#gauge(
-      'skyq_redis_evicting',
-      'Per Redis server: 1 when its maxmemory-policy can delete queued messages (fix: CONFIG SET maxmemory-policy noeviction).',
-      ['server', 'policy'],
-      (set, input) => {
-        for (const s of input.servers ?? [])
-          set({ server: s.server, policy: s.policy ?? 'unknown' }, s.evicting ? 1 : 0);
-      },
-    );
-    this.#counter(
-      'skyq_redis_data_lost_total',
-      "Per Redis server: how many times it came back without skyq's data (its groups' dataset tags gone or changed), as this launcher saw it.",
-      (set, input) => {
-        for (const s of input.servers ?? []) set({ server: s.server }, s.dataLostTotal ?? 0);
-      },
-      ['server'],
-    );
-    this.#gauge(
-      'skyq_redis_clock_skew_seconds',
-      "Per Redis server: its clock (TIME) minus this launcher's; due times are on Redis's clock.",
-      ['server'],
-      (set, input) => {
-        for (const s of input.servers ?? [])
-          if (s.skewMs !== null) set({ server: s.server }, s.skewMs / 1000);
-      },
-    );
-    this.#gauge(
-      'skyq_launcher_start_time_seconds',
-      'When this launcher started, in seconds since the epoch.',
-      withLauncher([]),
-      (set, input) => {
-        for (const launcher of launchersOf(input)) set(by(launcher), launcher.startedAt / 1000);
-      },
-    );
-    this.#gauge(
-      'skyq_launcher_info',
-      'Always 1; its labels name the launcher and its host.',
-      ['launcher', 'host'],
-      (set, input) => {
-        for (const { launcherId, host } of launchersOf(input))
-          set({ launcher: launcherId, host }, 1);
-      },
-    );
+    // The rate limits, intake lists, Redis servers and launchers: launcher-series.ts.
+    defineLauncherSeries({
+      gauge: (...args) => this.#gauge(...args),
+      counter: (...args) => this.#counter(...args),
+      by,
+      withLauncher,
+    });
   }
 
   #gauge(name: string, help: string, labelNames: string[], fill: Fill): void {

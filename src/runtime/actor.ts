@@ -8,14 +8,13 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { SkyqError } from '../base/errors.js';
-import { FORMAT_VERSION } from '../base/format-version.js';
 import { ReplyClock } from '../queue/clock.js';
-import type { Message, PollResult } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
-import { formatRefusal } from '../redis/explain.js';
+import { ActorAcks } from './actor-acks.js';
+import { ActorClaim } from './actor-claim.js';
 import { ActorLimits } from './actor-limits.js';
 import { ActorModes } from './actor-modes.js';
+import { ActorRounds } from './actor-rounds.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
@@ -23,7 +22,6 @@ import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
 import { PauseWindows } from './pause-windows.js';
 import { StatBlock } from './stat-block.js';
-import { every, later } from './timers.js';
 import type { Waker } from './waker.js';
 
 export type { ActorApi, ActorSettings, Handler, JobContext } from './actor-types.js';
@@ -34,21 +32,10 @@ const MAX_ERROR_PAUSE_MS = 5000;
 const HALTED_RECHECK_MS = 1000;
 /** A paused group is looked at again this often, besides the token resume() pushes. */
 const PAUSED_RECHECK_MS = 5000;
-/**
- * Finished messages are acked with the next poll, or after this long when no poll comes:
- * long enough for a steady trickle to ack on its claims, short enough to keep the
- * redeliveries a crash would cause (the finished, not yet acked) few.
- */
-const ACK_DELAY_MS = 200;
 /** Wake this much before the next due time: the claim's round trip fits in it. */
 const WAKE_EARLY_MS = 3;
 /** After the grace, handlers told to stop get this long to do so. */
 const ABORT_GRACE_MS = 1000;
-/**
- * How often the actor relays its group's flow outbox (queue/flows/relay.ts): what a kill -9
- * between a child's ack and its parent's update left there is moved within this long.
- */
-const FLOW_SWEEP_MS = 5000;
 
 export class Actor {
   readonly #settings: ActorSettings;
@@ -58,13 +45,12 @@ export class Actor {
   readonly #stats: StatBlock;
   readonly #jobs: Jobs;
   readonly #limits: ActorLimits;
+  readonly #acks: ActorAcks;
+  readonly #claim: ActorClaim;
+  readonly #rounds: ActorRounds;
   /** Redis's clock, from the claims' replies: never ahead, never moved by the wall clock */
   readonly #clock = new ReplyClock();
   #loop: Promise<void> = Promise.resolve();
-  #housekeeping: NodeJS.Timeout | undefined;
-  #flowSweep: NodeJS.Timeout | undefined;
-  #ackTimer: NodeJS.Timeout | undefined;
-  readonly #errors: NoteRate;
   #resume: () => void = () => undefined;
   readonly #pauses = new PauseWindows();
   readonly #modes: ActorModes;
@@ -82,28 +68,42 @@ export class Actor {
     this.#waker = waker;
     this.#log = log;
     this.#stats = stats;
-    this.#errors = new NoteRate(log);
+    const errors = new NoteRate(log);
     this.#jobs = new Jobs({
       settings,
       queue,
       handler,
       log,
       stats,
-      errors: this.#errors,
+      errors,
       now: () => this.#clock.now(),
       pauses: this.#pauses,
-      ended: () => this.#ended(),
+      ended: () => this.#acks.ended(),
     });
+    const draining = () => this.#modes.now === 'draining';
+    this.#acks = new ActorAcks({ settings, waker, jobs: this.#jobs, draining });
     this.#limits = new ActorLimits({
       settings,
       queue,
       waker,
       log,
       stats,
-      errors: this.#errors,
-      takeAcks: () => this.#takeAcks(),
+      errors,
+      takeAcks: () => this.#acks.take(),
       putBack: (acks) => this.#jobs.putBack(acks),
     });
+    this.#claim = new ActorClaim({
+      settings,
+      queue,
+      log,
+      stats,
+      errors,
+      limits: this.#limits,
+      clock: this.#clock,
+      halt: () => this.#modes.enter('halted'),
+    });
+    const halted = () => this.#modes.now === 'halted';
+    this.#rounds = new ActorRounds({ settings, queue, jobs: this.#jobs, stats, errors, halted });
     stats.startedAt = Date.now();
     stats.state = 'starting';
     this.#modes = new ActorModes(stats, settings.group);
@@ -112,19 +112,7 @@ export class Actor {
 
   start(): void {
     this.#modes.enter('running');
-    const { leaseMs, timeoutMs } = this.#settings;
-    // One timer renews leases (a third of the way through) and times out handlers.
-    const tick = Math.min(leaseMs / 3, timeoutMs > 0 ? Math.max(50, timeoutMs / 10) : 1000);
-    this.#housekeeping = every(() => this.#jobs.housekeep(), Math.max(50, Math.floor(tick)));
-    // The group's flow outbox: once soon after the start (what a crash left), then regularly.
-    const sweep = () => this.#sweepFlows();
-    this.#flowSweep = later(
-      () => {
-        sweep();
-        this.#flowSweep = every(sweep, FLOW_SWEEP_MS);
-      },
-      Math.floor(Math.random() * 1000),
-    );
+    this.#rounds.start();
     this.#loop = this.#run();
     const { group: _group, ...settings } = this.#settings;
     this.#log.info({ event: 'started', ...settings }, 'actor started');
@@ -169,9 +157,8 @@ export class Actor {
       this.#jobs.abortRunning(new Error('the actor is shutting down'));
       await this.#settle(ABORT_GRACE_MS);
     }
-    clearInterval(this.#housekeeping);
-    clearInterval(this.#flowSweep); // a timeout first, then an interval: this clears either
-    clearTimeout(this.#ackTimer);
+    this.#rounds.stop();
+    this.#acks.stop();
     const { finished, handBack, stuck } = await this.#jobs.close();
     let released = 0;
     try {
@@ -216,8 +203,9 @@ export class Actor {
       // With a rate limit, the claim leases no more than the tokens taken for it.
       const max = await this.#limits.allow(Math.min(room, this.#settings.batch));
       if (max === 0) continue;
-      const ack = this.#takeAcks();
-      const polled = await this.#poll(max, ack);
+      const ack = this.#acks.take();
+      // A claim refused for a newer data format enters 'halted' (the claim's halt()).
+      const polled = await this.#claim.poll(max, ack);
       if (!polled) {
         await this.#limits.settle(null, max); // hands its tokens back
         this.#jobs.putBack(ack);
@@ -288,75 +276,7 @@ export class Actor {
     });
   }
 
-  /** One claim; null when it failed (noted). Its `now` feeds the actor's clock. */
-  async #poll(max: number, ack: Message[]): Promise<PollResult | null> {
-    const { group, leaseMs, lookaheadMs } = this.#settings;
-    const sent = performance.now();
-    let polled: PollResult;
-    try {
-      const limits = this.#limits.claimLimits();
-      polled = await this.#queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits });
-    } catch (error) {
-      const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
-      if (!newer) this.#errors.note('poll failed', error, this.#stats);
-      else if (this.#modes.enter('halted')) {
-        const stored = formatRefusal(error.cause)?.stored ?? '?';
-        const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
-        this.#stats.lastError = line;
-        this.#log.error({ event: 'format-newer', format: stored }, line);
-      }
-      return null;
-    }
-    const received = performance.now();
-    this.#stats.redisRtt.record(received - sent);
-    this.#clock.observe(polled.now, sent, received);
-    if (polled.stale.length > 0) {
-      this.#stats.add('stale', polled.stale.length);
-      this.#log.warn(
-        { event: 'stale', jobs: polled.stale.slice(0, 20), count: polled.stale.length },
-        'acks refused: those leases had expired and gone to another consumer',
-      );
-    }
-    for (const bad of polled.malformed) {
-      this.#stats.add('dead');
-      const fields = { event: 'dead', job: bad.message.id, reason: bad.reason };
-      this.#log.warn(fields, 'malformed message dead-lettered');
-    }
-    return polled;
-  }
-
-  /** One relay round of the group's flow outbox; a failure is noted, the next one retries. */
-  #sweepFlows(): void {
-    if (this.#modes.now === 'halted') return;
-    this.#queue.flows.sweep(this.#settings.group).then(
-      () => undefined,
-      (error: unknown) => this.#errors.note('flow outbox relay failed', error, this.#stats),
-    );
-  }
-
-  /** What finished, to ack with the next claim (or alone, while waiting for tokens). */
-  #takeAcks(): Message[] {
-    clearTimeout(this.#ackTimer);
-    this.#ackTimer = undefined;
-    return this.#jobs.takeFinished();
-  }
-
   #redisNow(): number {
     return this.#clock.now();
-  }
-
-  /** A handler ended: its ack rides on the next poll, or goes after a short pause. */
-  #ended(): void {
-    // A full actor polls at once (it has room again); a trickle does not cost a call each.
-    const wasFull = this.#jobs.size === this.#settings.concurrency - 1;
-    const many = this.#jobs.finishedCount >= this.#settings.batch;
-    if (wasFull || many || this.#modes.now === 'draining') {
-      this.#waker.poke();
-    } else {
-      this.#ackTimer ??= later(() => {
-        this.#ackTimer = undefined;
-        this.#waker.poke();
-      }, ACK_DELAY_MS);
-    }
   }
 }

@@ -1,0 +1,75 @@
+// An actor's claim: one Queue.poll with the actor's settings and rate limits, timed for the
+// round-trip histogram and the actor's clock, with what its reply reports (acks refused as
+// stale, malformed messages dead-lettered) counted and logged. A failure is noted, never
+// thrown: the loop waits and claims again.
+import { performance } from 'node:perf_hooks';
+import { SkyqError } from '../base/errors.js';
+import { FORMAT_VERSION } from '../base/format-version.js';
+import type { ReplyClock } from '../queue/clock.js';
+import type { Message, PollResult } from '../queue/message.js';
+import type { Queue } from '../queue/queue.js';
+import { formatRefusal } from '../redis/explain.js';
+import type { ActorLimits } from './actor-limits.js';
+import type { ActorSettings } from './actor-types.js';
+import type { Logger } from './logger.js';
+import type { NoteRate } from './note-rate.js';
+import type { StatBlock } from './stat-block.js';
+
+export interface ActorClaimParts {
+  settings: ActorSettings;
+  queue: Queue;
+  log: Logger;
+  stats: StatBlock;
+  errors: NoteRate;
+  limits: ActorLimits;
+  /** the actor's clock: each reply's `now` feeds it */
+  clock: ReplyClock;
+  /** the claim was refused for a newer data format: halt (false when halted already) */
+  halt(): boolean;
+}
+
+export class ActorClaim {
+  readonly #parts: ActorClaimParts;
+
+  constructor(parts: ActorClaimParts) {
+    this.#parts = parts;
+  }
+
+  /** One claim; null when it failed (noted). Its `now` feeds the actor's clock. */
+  async poll(max: number, ack: Message[]): Promise<PollResult | null> {
+    const { settings, queue, log, stats, errors, limits, clock } = this.#parts;
+    const { group, leaseMs, lookaheadMs } = settings;
+    const sent = performance.now();
+    let polled: PollResult;
+    try {
+      const claimLimits = limits.claimLimits();
+      polled = await queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits: claimLimits });
+    } catch (error) {
+      const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
+      if (!newer) errors.note('poll failed', error, stats);
+      else if (this.#parts.halt()) {
+        const stored = formatRefusal(error.cause)?.stored ?? '?';
+        const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
+        stats.lastError = line;
+        log.error({ event: 'format-newer', format: stored }, line);
+      }
+      return null;
+    }
+    const received = performance.now();
+    stats.redisRtt.record(received - sent);
+    clock.observe(polled.now, sent, received);
+    if (polled.stale.length > 0) {
+      stats.add('stale', polled.stale.length);
+      log.warn(
+        { event: 'stale', jobs: polled.stale.slice(0, 20), count: polled.stale.length },
+        'acks refused: those leases had expired and gone to another consumer',
+      );
+    }
+    for (const bad of polled.malformed) {
+      stats.add('dead');
+      const fields = { event: 'dead', job: bad.message.id, reason: bad.reason };
+      log.warn(fields, 'malformed message dead-lettered');
+    }
+    return polled;
+  }
+}
