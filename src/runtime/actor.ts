@@ -100,7 +100,8 @@ export class Actor {
       errors,
       limits: this.#limits,
       clock: this.#clock,
-      halt: () => this.#modes.enter('halted'),
+      // Draining, a refused claim changes nothing: the drain finishes what the actor holds.
+      halt: () => this.#modes.looping && this.#modes.enter('halted'),
     });
     const halted = () => this.#modes.now === 'halted';
     this.#rounds = new ActorRounds({ settings, queue, jobs: this.#jobs, stats, errors, halted });
