@@ -142,6 +142,32 @@ export function spreadOverGroups(prepared: PreparedMessage[], groups: number, ne
   return (next + used) % groups;
 }
 
+/**
+ * Whose turn it is among the groups, for messages and flow nodes that named none. Each
+ * producer starts somewhere else, so many short-lived ones do not all fill group 0.
+ */
+export class GroupTurns {
+  readonly #groups: number;
+  #next: number;
+
+  constructor(groups: number) {
+    this.#groups = groups;
+    this.#next = Math.floor(Math.random() * groups);
+  }
+
+  /** One group (a flow node's); the next one's turn after it. */
+  next(): number {
+    const group = this.#next;
+    this.#next = (group + 1) % this.#groups;
+    return group;
+  }
+
+  /** spreadOverGroups from this turn on. */
+  spread(prepared: PreparedMessage[]): void {
+    this.#next = spreadOverGroups(prepared, this.#groups, this.#next);
+  }
+}
+
 /** Indexes of `prepared`, per group, cut by count and bytes. */
 function chunks(prepared: PreparedMessage[]): number[][] {
   const open = new Map<number, { indexes: number[]; bytes: number }>();

@@ -202,6 +202,25 @@ export function prepareMessage(
   return { ...prepared, record: spilled.stub, bytes: spilled.stub.length, spill: spilled.spill };
 }
 
+/**
+ * addBulk()'s items checked and prepared, sharing one clock reading and header cache; a bad
+ * one throws, named `items[i]` when there are several.
+ */
+export function prepareItems(
+  config: QueueConfig,
+  items: { body: unknown; options?: unknown }[],
+): PreparedMessage[] {
+  if (!Array.isArray(items)) throw errors.invalidOption('items', 'must be an array', items);
+  const many = items.length > 1;
+  const context = prepareContext();
+  return items.map((item, i) => {
+    const field = many ? `items[${i}]` : '';
+    if (typeof item !== 'object' || item === null)
+      throw errors.invalidOption(field || 'item', 'must be { body, options }');
+    return prepareMessage(config, item.body, item.options, field, context);
+  });
+}
+
 /** A dedupe window: ms, or a duration like '10m' (at most 100 years, like a delay). */
 function checkWindow(field: string, value: unknown): number {
   if (typeof value === 'string') return parseDuration(value, field);

@@ -4,6 +4,7 @@
 // clock: the estimate then moves with performance.now(), never with Date.now(),
 // so a step of the wall clock here changes nothing.
 import { performance } from 'node:perf_hooks';
+import { isCluster, type RedisClient } from '../redis/connection.js';
 
 const REFRESH_MS = 60_000;
 const SAMPLES = 5;
@@ -66,6 +67,36 @@ export class RedisClock {
       }
     }
     this.#anchor = best.anchor;
+  }
+}
+
+/**
+ * Redis's clock as seen from a Queue: one per server (on a cluster, per group's master; on a
+ * standalone server the same one for every group). `time` reads a group's TIME by script,
+ * which a cluster routes to the group's master.
+ */
+export class ServerClocks {
+  readonly #client: RedisClient;
+  readonly #time: (group: number) => Promise<unknown>;
+  readonly #clocks = new Map<number, RedisClock>();
+
+  constructor(client: RedisClient, time: (group: number) => Promise<unknown>) {
+    this.#client = client;
+    this.#time = time;
+  }
+
+  /** Redis's clock for a group's server. */
+  of(group: number): RedisClock {
+    const key = isCluster(this.#client) ? group : 0;
+    let clock = this.#clocks.get(key);
+    if (!clock) {
+      const read = isCluster(this.#client)
+        ? () => this.#time(group) as Promise<[string, string]>
+        : () => this.#client.time() as Promise<[number, number]>;
+      clock = new RedisClock(read);
+      this.#clocks.set(key, clock);
+    }
+    return clock;
   }
 }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { errors } from '../base/errors.js';
 import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
+import { stackOf } from './error-stack.js';
 import { encodeResult } from './history/result.js';
 import { retentionArg } from './history/retention.js';
 import {
@@ -192,6 +193,12 @@ export class Leases {
       (message) => encodeResult(message.result, message.durationMs ?? 0, resultMaxBytes),
       events,
     );
+  }
+
+  /** Queue.fail: the error's text (its message, else its name) and its stack; no retry: dead. */
+  failWith(message: Message, error: unknown, retry: boolean): Promise<Outcome> {
+    const text = error instanceof Error ? error.message || error.name : String(error);
+    return this.fail(message, text, retry ? 'retry' : 'dead', stackOf(error));
   }
 
   /** `mode` 'dead': dead-letter at once, with `text` as the reason; `stack`: kept beside it. */

@@ -3,6 +3,7 @@
 // handler's ctx.progress and ctx.log calls (src/runtime/reports.ts); queue.progress() and
 // queue.log() send one at a time, for consumers of the primitives.
 import { errors } from '../base/errors.js';
+import type { QueueConfig } from './config.js';
 import { keyOf, type Message } from './message.js';
 import { checkGroup } from './options.js';
 
@@ -145,20 +146,39 @@ export function jobReports(report: unknown, lines: unknown): JobReports {
   return out;
 }
 
-/** Runs report.lua on one group. */
-type Run = (group: number, args: (string | Buffer)[]) => Promise<unknown>;
+/** The Queue a report goes through: its settings, and run() (looked up at each call). */
+export interface Reporter {
+  readonly config: Pick<QueueConfig, 'groups' | 'events'>;
+  run(name: 'report', group: number, args: (string | Buffer)[]): Promise<unknown>;
+}
 
-/** queue.progress() and queue.log(): one job's report, one call; false when the lease is lost. */
-export async function reportOne(
-  run: Run,
-  groups: number,
-  events: boolean,
+/** queue.progress(): one job's progress, one call; false when the lease is lost. */
+export const reportProgress = (queue: Reporter, message: Message, value: unknown) =>
+  reportOne(queue, message, { progress: progressText(value), logged: 0, lines: [] });
+
+/** queue.log(): one line of one job's log, one call; false when the lease is lost. */
+export const reportLine = (queue: Reporter, message: Message, line: string) =>
+  reportOne(queue, message, { progress: null, logged: 1, lines: [checkLogLine(line)] });
+
+async function reportOne(
+  queue: Reporter,
   message: Message,
   report: PendingReport,
 ): Promise<boolean> {
+  const { groups, events } = queue.config;
   const group = checkGroup('message.group', message?.group, groups);
   if (typeof message.token !== 'string')
     throw errors.invalidOption('message', 'must be a message claimed from this queue');
-  const reply = await run(group, reportArgs(new Map([[message, report]]), events));
+  const reply = await queue.run('report', group, reportArgs(new Map([[message, report]]), events));
   return reportOutcome(reply).reported === 1;
+}
+
+/** queue.sendReports(): the reports of jobs of one group, checked already, in one call. */
+export async function sendReports(
+  queue: Reporter,
+  group: number,
+  reports: ReadonlyMap<Message, PendingReport>,
+): Promise<ReportOutcome> {
+  const args = reportArgs(reports, queue.config.events);
+  return reportOutcome(await queue.run('report', group, args));
 }
