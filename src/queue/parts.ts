@@ -1,8 +1,9 @@
 // The parts a Queue is made of (dead letters, browser, schedules, rate limits, leases, adder,
-// flows, reads by id, clocks, group turns, counts, the format check) and how each reaches Redis. Apart from queue.ts so the class reads
-// as its API and the wiring has one place. Which calls go through Queue.run (looked up at each
-// call, so a replacement of it sees them) and which go straight to the scripts for Buffer
-// replies is as it was in the Queue's constructor: keep it so.
+// flows, reads by id, clocks, group turns, counts, the format check) and how each reaches
+// Redis. Apart from queue.ts so the class reads as its API and the wiring has one place. Which
+// calls go through Queue.run (looked up at each call, so a replacement of it sees them) and
+// which go straight to the scripts for Buffer replies is as it was in the Queue's constructor:
+// keep it so.
 import type { RedisClient } from '../redis/connection.js';
 import type { MultiGroupScriptName, ScriptName } from '../redis/scripts.js';
 import { type AddContext, addContextOf, GroupTurns } from './add-bulk.js';
