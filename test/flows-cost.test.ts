@@ -25,11 +25,17 @@ async function scriptCost(): Promise<{ calls: number; usec: number }> {
   return { calls, usec };
 }
 
+/** Claims beyond the first that pollAll needed: on a loaded machine the client's estimate of
+ * Redis's clock can put a due time a few ms after the claim's now, so a claim comes back short.
+ * They are the test's waiting, not the flow's cost, and are left out of the counts. */
+let extraPolls = 0;
+
 /** Claims until `count` are leased, acking `ack` with the first claim (as an actor does). */
 async function pollAll(q: Queue, group: number, count: number, ack: Message[] = []) {
   const got: Message[] = [];
   let first = true;
   while (got.length < count) {
+    if (!first) extraPolls += 1;
     const polled = await q.poll(group, { max: 100, ack: first ? ack : [] });
     first = false;
     got.push(...polled.messages);
@@ -51,8 +57,10 @@ describe('what a flow of 1 parent and 10 children costs', () => {
 
     const measure = async (run: () => Promise<void>) => {
       await redis.plain.config('RESETSTAT');
+      extraPolls = 0;
       await run();
-      return scriptCost();
+      const cost = await scriptCost();
+      return { ...cost, calls: cost.calls - extraPolls, extraPolls };
     };
     const plain = await measure(async () => {
       await q.addBulk(Array.from({ length: 11 }, () => ({ body: 'x', options: { group: 0 } })));
