@@ -1,6 +1,6 @@
 // No claim leases a message before its due time on Redis's clock, also a claim made a
 // millisecond or two before it (issue 24, section 3: claim.lua reading the delayed set to
-// `now + lookahead + 5` passed every test). Messages due at each of 150 consecutive ms are
+// `now + lookahead + 5` passed every test). Messages due at each of 300 consecutive ms are
 // claimed by a tight loop of claims, straight from the delayed set, through the ready set (a
 // priority is pending), and with a lookahead; every leased message's due time is checked
 // against the `now` of the claim that leased it. Real redis-server.
@@ -9,7 +9,7 @@ import type { PollResult, Queue } from '../src/index.js';
 import { redisNow, useQueueRedis } from './helpers/queue.js';
 
 const redis = useQueueRedis();
-const SPREAD_MS = 150;
+const SPREAD_MS = 300;
 
 interface Early {
   id: string;
@@ -31,11 +31,11 @@ async function claimAroundDueTimes(q: Queue, lookaheadMs: number): Promise<Early
   );
   const early: Early[] = [];
   let leased = 0;
-  let claims = 0;
+  let inside = 0;
   const deadline = Date.now() + 20_000;
   while (leased < ids.length && Date.now() < deadline) {
     const polled: PollResult = await q.poll(0, { max: 1000, lookaheadMs });
-    claims += 1;
+    if (polled.now + lookaheadMs < start + SPREAD_MS - 1) inside += 1;
     for (const m of polled.messages) {
       leased += 1;
       if (m.dueAt > polled.now + lookaheadMs)
@@ -45,8 +45,9 @@ async function claimAroundDueTimes(q: Queue, lookaheadMs: number): Promise<Early
   }
   expect(leased).toBe(ids.length);
   // Claims came while later due times were a few ms away (each claim inside the spread has
-  // some); on a quiet machine about one a ms.
-  expect(claims).toBeGreaterThan(10);
+  // some): on a quiet machine about one a ms, a handful on a loaded one (a clean-clone run
+  // made 6 in all over 150 ms, so the spread is 300 ms).
+  expect(inside).toBeGreaterThanOrEqual(5);
   return early;
 }
 

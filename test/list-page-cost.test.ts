@@ -69,7 +69,10 @@ describe('a page of previews', () => {
     }
     const figures = { smallUs: median(smallTimes), bigUs: median(bigTimes) };
     console.log(`list page of ${ITEMS}, Redis time: ${JSON.stringify(figures)}`);
-    expect(figures.bigUs).toBeLessThan(3 * figures.smallUs + 1000);
+    // Reading whole records cost 22 × (67 ms against 3 ms). Redis's own µs swell when a loaded
+    // machine takes its core mid-script (clean-clone runs here: 2.0–4.6 ×), so the bound
+    // leaves room for that and still catches whole records.
+    expect(figures.bigUs).toBeLessThan(6 * figures.smallUs + 2000);
   });
 
   it('shows each body’s start, its size, and that it was cut', async () => {
