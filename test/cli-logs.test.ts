@@ -196,6 +196,27 @@ describe('skyq logs', () => {
   });
 });
 
+describe('skyq logs --follow and Ctrl-C', () => {
+  it('ends cleanly (exit 0) also while what the files hold is still printing', async () => {
+    // Before, its Ctrl-C handler came only once the history was printed: a Ctrl-C meanwhile
+    // (a loaded clean-clone run sent one there) killed it by the signal.
+    const dir = tempDir();
+    const t = Date.now() - 60_000;
+    writeFileSync(
+      join(dir, 'actor-0.log'),
+      Array.from({ length: 200_000 }, (_, n) => line(t + n, 0, n)).join(''),
+    );
+    const follower = spawnCli(['logs', '--follow', '--log-dir', dir]);
+    await waitFor('the first lines', () =>
+      follower.stdout().includes('job=0:') ? true : undefined,
+    );
+    follower.child.kill('SIGINT');
+    const result = await follower.done;
+    expect(result.code).toBe(0);
+    expect((result.stdout.match(/job=/g) ?? []).length).toBeLessThan(200_000); // still printing
+  });
+});
+
 describe('a readable log line', () => {
   it('says the event once', () => {
     const text = formatLogLine(

@@ -55,32 +55,30 @@ export function registerLogs(program: Command): void {
         const out = formatLogLine(text, filter);
         return out === null || process.stdout.write(`${out}\n`);
       };
+      // Following, Ctrl-C ends cleanly from the start, while what the files hold is still
+      // printing too (before, a Ctrl-C then found no handler and killed the process).
+      let follower: LogFollower | undefined;
+      if (flags.follow) {
+        const stop = () => {
+          follower?.stop();
+          process.exit(0);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }
       const sizes = liveSizes(sources);
       if (liveFile && !sizes.has(liveFile)) sizes.set(liveFile, 0); // followed before it exists
       for await (const line of mergedHistory(sources, sizes)) {
         if (!print(line)) await once(process.stdout, 'drain');
       }
-      if (flags.follow) follow(flags.logDir, liveName, sizes, print);
+      if (flags.follow) {
+        follower = new LogFollower({
+          dir: flags.logDir,
+          ...(liveName ? { liveName } : {}),
+          startSizes: sizes,
+          print,
+        });
+        follower.start();
+      }
     });
-}
-
-function follow(
-  dir: string,
-  liveName: string | undefined,
-  startSizes: Map<string, number>,
-  print: (line: TimedLine) => void,
-): void {
-  const follower = new LogFollower({
-    dir,
-    ...(liveName ? { liveName } : {}),
-    startSizes,
-    print,
-  });
-  follower.start();
-  const stop = () => {
-    follower.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
