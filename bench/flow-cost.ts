@@ -17,21 +17,10 @@ import type { Redis } from 'ioredis';
 import type { Message } from '../src/queue/message.js';
 import { Queue } from '../src/queue/queue.js';
 import { startRedisServer } from '../src/redis/server.js';
+import { costPer, readScripts } from './script-reading.js';
 
 type Phase = 'plain' | 'one group' | 'across';
 const CHILDREN = 10;
-
-async function read(client: Redis) {
-  const stats = await client.info('commandstats');
-  const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(stats);
-  const cpu = await client.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1]);
-  return {
-    calls: Number(evalsha?.[1] ?? 0),
-    usec: Number(evalsha?.[2] ?? 0),
-    cpu: (field('used_cpu_user') + field('used_cpu_sys')) * 1e6,
-  };
-}
 
 /** Claims every group in turn, acks riding on the next claim, until all are idle twice. */
 async function consume(queue: Queue, groups: number[]): Promise<void> {
@@ -64,7 +53,7 @@ async function runPhase(url: string, phase: Phase, count: number, prefix: string
     });
     await consume(queue, [0, 1, 2]);
     for (let g = 0; g < 3; g++) await queue.flows.sweep(g);
-    const before = await read(client);
+    const before = await readScripts(client);
     for (let unit = 0; unit < count; unit++) {
       if (phase === 'plain') {
         await queue.addBulk(
@@ -83,13 +72,8 @@ async function runPhase(url: string, phase: Phase, count: number, prefix: string
     // The actors' sweeps: each relayed outcome confirmed and cleared.
     if (phase === 'across')
       for (let round = 0; round < 2; round++) for (const g of [1, 2]) await queue.flows.sweep(g);
-    const after = await read(client);
-    const per = (n: number) => Math.round((n / count) * 10) / 10;
-    return {
-      calls: per(after.calls - before.calls),
-      scriptUs: per(after.usec - before.usec),
-      cpuUs: per(after.cpu - before.cpu),
-    };
+    const after = await readScripts(client);
+    return costPer(before, after, count, 1);
   } finally {
     await queue.close();
   }

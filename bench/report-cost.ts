@@ -24,29 +24,12 @@ import { Queue } from '../src/queue/queue.js';
 import { type PendingReport, reportArgs } from '../src/queue/reports.js';
 import { scriptSource } from '../src/redis/scripts.js';
 import { startRedisServer } from '../src/redis/server.js';
+import { costPer, readScripts } from './script-reading.js';
 
 const CALLS_A_JOB = 10;
 const BATCH = 100;
 
 type Phase = 'none' | 'time' | 'alone' | 'alone, no event' | 'together' | 'logs';
-
-interface Reading {
-  calls: number;
-  usec: number;
-  cpu: number;
-}
-
-async function read(client: Redis): Promise<Reading> {
-  const stats = await client.info('commandstats');
-  const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(stats);
-  const cpu = await client.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1]);
-  return {
-    calls: Number(evalsha?.[1] ?? 0),
-    usec: Number(evalsha?.[2] ?? 0),
-    cpu: (field('used_cpu_user') + field('used_cpu_sys')) * 1e6,
-  };
-}
 
 async function runPhase(url: string, phase: Phase, count: number, prefix: string) {
   const queue = new Queue({ redis: url, prefix, groups: 1, autoPipelining: false });
@@ -65,7 +48,7 @@ async function runPhase(url: string, phase: Phase, count: number, prefix: string
         Array.from({ length: Math.min(1000, count - at) }, () => ({ body: 'x' })),
       );
     }
-    const before = await read(client);
+    const before = await readScripts(client);
     let ack: Message[] = [];
     for (;;) {
       const { messages } = await queue.poll(0, { max: BATCH, ack });
@@ -90,13 +73,8 @@ async function runPhase(url: string, phase: Phase, count: number, prefix: string
         }
       }
     }
-    const after = await read(client);
-    const per = (n: number) => Math.round((n / count) * 100) / 100;
-    return {
-      calls: per(after.calls - before.calls),
-      scriptUs: per(after.usec - before.usec),
-      cpuUs: per(after.cpu - before.cpu),
-    };
+    const after = await readScripts(client);
+    return costPer(before, after, count, 2);
   } finally {
     await queue.close();
   }
