@@ -76,10 +76,18 @@ it('acl --user refuses a name the printed ACL SETUSER cannot carry', async () =>
 });
 
 it('produce --count --quiet prints nothing', async () => {
-  const loud = await runCli(['produce', '--redis', server.url, '--count', '3']);
+  const loud = await runCli(['produce', '--redis', server.url, '--count', '3', '--at-once']);
   expect(loud.code, loud.stderr).toBe(0);
   expect(loud.stdout).toMatch(/^writing to redis:\S+\nadded 3 messages in /);
-  const quiet = await runCli(['produce', '--redis', server.url, '--count', '3', '--quiet']);
+  const quiet = await runCli([
+    'produce',
+    '--redis',
+    server.url,
+    '--count',
+    '3',
+    '--at-once',
+    '--quiet',
+  ]);
   expect(quiet.code, quiet.stderr).toBe(0);
   expect(quiet.stdout).toBe('');
   expect(quiet.stderr).toBe('');

@@ -132,7 +132,7 @@ describe('produce lines', () => {
       expect(lines.code).toBe(0);
       const groups = await Promise.all(addedIds(lines.stdout).map((id) => queue.get(id)));
       expect(new Set(groups.map((info) => info?.group)).size).toBe(5);
-      const load = await produce([...flags, '--count', '20']);
+      const load = await produce([...flags, '--count', '20', '--at-once']);
       expect(load.code).toBe(0);
       const counts = (await queue.counts()).map((c) => c.ready + c.delayed);
       // 5 lines, one in each group; then 20 messages, a small batch: one call, one group.
@@ -177,7 +177,9 @@ describe('produce --count', () => {
         ...['--count', '4', '--delay', '1h', '--spread', '1s', '--priority', '7', '--key', 'k'],
       ]);
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^added 4 messages in [\d.]+ s \(\d+\/s\), due over 1s$/m);
+      expect(run.stdout).toMatch(
+        /^added 4 messages in [\d.]+ s \(\d+\/s\), due over 1s, added over the spread$/m,
+      );
       const group = hashString('k') % 10;
       const counts = await queue.counts();
       expect(counts.map((c) => c.delayed)).toEqual(counts.map((c) => (c.group === group ? 4 : 0)));
@@ -190,8 +192,66 @@ describe('produce --count', () => {
 
       const none = await produce([...flags, '--count', '0']);
       expect(none.code).toBe(0);
-      expect(none.stdout).toMatch(/^added 0 messages in [\d.]+ s, due over 5s$/m);
+      expect(none.stdout).toMatch(
+        /^added 0 messages in [\d.]+ s, due over 5s, added over the spread$/m,
+      );
       expect(none.stdout).not.toContain('NaN');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('adds in due order over the spread, the first due in a small first call; --at-once adds now', async () => {
+    const { flags, queue } = space();
+    try {
+      const run = await produce([...flags, '--count', '3000', '--spread', '1s']);
+      expect(run.code).toBe(0);
+      // Every message's due time, and when Redis took it (its clock, both).
+      const due: [string, number][] = [];
+      for (let group = 0; group < 10; group++) {
+        const key = `${queue.config.prefix}:${group}`;
+        const flat = await queue.client.zrange(key, 0, -1, 'WITHSCORES');
+        for (let i = 0; i < flat.length; i += 2) due.push([flat[i] as string, Number(flat[i + 1])]);
+      }
+      expect(due).toHaveLength(3000);
+      due.sort((a, b) => a[1] - b[1]);
+      const sample = due.filter((_, i) => i % 30 === 0 || i === due.length - 1);
+      const infos = await Promise.all(sample.map(([id]) => queue.get(id)));
+      const added = infos.map((info) => info?.enqueuedAt as number);
+      // In due order: what falls due later never went in earlier.
+      for (let i = 1; i < added.length; i++) {
+        expect(added[i]).toBeGreaterThanOrEqual(added[i - 1] as number);
+      }
+      // The first due were in before the last were made: not one call for the whole spread.
+      expect(added[0]).toBeLessThan(added.at(-1) as number);
+      // And spread evenly: each tenth of the second holds about a tenth of the messages.
+      const from = due[0]?.[1] as number;
+      const tenths = Array.from({ length: 10 }, (_, t) =>
+        due.filter(([, at]) => Math.floor((at - from) / 100) === t),
+      );
+      for (const tenth of tenths) expect(tenth.length).toBeGreaterThan(250);
+      // Paced: what falls due in the second half went in well after the first (at once, the
+      // whole spread is in within a few dozen ms).
+      due.forEach(([, at], i) => {
+        if (i % 30 === 0 && at - from > 600) {
+          expect((added[i / 30] as number) - (added[0] as number)).toBeGreaterThanOrEqual(300);
+        }
+      });
+
+      // --at-once: an hour's spread is in at once (paced, that would take the hour).
+      const atOnce = await produce([...flags, '--count', '500', '--spread', '1h', '--at-once']);
+      expect(atOnce.code).toBe(0);
+      expect(atOnce.stdout).toMatch(
+        /^added 500 messages in [\d.]+ s \(\d+\/s\), due over 1h, at once$/m,
+      );
+      // A paced run longer than 10 s says so first (one message: in at once, all the same).
+      const long = await produce([...flags, '--count', '1', '--spread', '20s']);
+      expect(long.stdout).toMatch(
+        /^adding over 20s, as they fall due \(--at-once adds them all now\)$/m,
+      );
+      const alone = await produce([...flags, '--at-once'], 'x\n');
+      expect(alone.code).toBe(1);
+      expect(alone.stderr).toMatch(/at-once: only goes with --count/);
     } finally {
       await queue.close();
     }

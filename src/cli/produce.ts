@@ -4,39 +4,27 @@
 // Messages without a key or id go round-robin over the groups from the
 // Queue's own starting point, so several producers share the groups.
 import type { Command } from 'commander';
-import { errors } from '../base/errors.js';
 import type { AddOptions } from '../queue/add-options.js';
 import { checkName } from '../queue/options.js';
 import type { Queue } from '../queue/queue.js';
 import { type ConnectionFlags, withConnectionFlags, writeToLine } from './common.js';
 import { describeMs, parseCount, parseDuration } from './duration.js';
 import { type ProduceItem, parseJsonLine } from './produce-json.js';
+import { LOAD_HELP, type LoadFlags, loadOf, produceLoad } from './produce-load.js';
 import { readLines } from './stdin-lines.js';
 import { withQueue } from './with-queue.js';
 
-interface ProduceFlags extends ConnectionFlags {
+interface ProduceFlags extends ConnectionFlags, LoadFlags {
   delay?: string;
   maxLine: string;
   json?: boolean;
-  count?: string;
-  spread?: string;
-  bodyBytes?: string;
   priority?: string;
   key?: string;
   name?: string;
   quiet?: boolean;
 }
 
-const BULK = 10_000;
-const DEFAULT_SPREAD = '5s';
-const DEFAULT_BODY_BYTES = '100';
 const LINE_DELAY = '5s';
-/**
- * --count is a load generator: due times spread over more than a day test nothing a
- * shorter spread does not, and the bound keeps a slip ("--spread 5000h") from parking
- * a million messages for months.
- */
-export const MAX_SPREAD_MS = 24 * 3_600_000;
 
 export function registerProduce(program: Command): void {
   withConnectionFlags(program.command('produce'))
@@ -56,11 +44,9 @@ export function registerProduce(program: Command): void {
     )
     .option('--max-line <bytes>', 'longest line accepted', '1024')
     .option('--count <n>', 'add n generated messages instead of reading stdin')
-    .option(
-      '--spread <duration>',
-      `with --count: due times spread over delay..delay+spread (default ${DEFAULT_SPREAD}, at most ${describeMs(MAX_SPREAD_MS)})`,
-    )
-    .option('--body-bytes <n>', `with --count: body size (default ${DEFAULT_BODY_BYTES})`)
+    .option('--spread <duration>', LOAD_HELP.spread)
+    .option('--body-bytes <n>', LOAD_HELP.bodyBytes)
+    .option('--at-once', LOAD_HELP.atOnce)
     .option('--quiet', 'print nothing but errors (no ids, no --count summary)')
     .action(async (flags: ProduceFlags) => {
       // Every flag is checked before connecting, in every mode.
@@ -85,30 +71,6 @@ export function registerProduce(program: Command): void {
 }
 
 /** --count and what shapes its messages; null when lines come from stdin. */
-function loadOf(
-  flags: ProduceFlags,
-): { count: number; spreadMs: number; bodyBytes: number } | null {
-  if (flags.count === undefined) {
-    // Given alone, they would be ignored without a word.
-    for (const [flag, value] of [
-      ['spread', flags.spread],
-      ['body-bytes', flags.bodyBytes],
-    ] as const) {
-      if (value !== undefined)
-        throw errors.invalidOption(
-          flag,
-          'only goes with --count (it shapes the generated messages; lines from stdin take --delay)',
-        );
-    }
-    return null;
-  }
-  return {
-    count: parseCount(flags.count, 'count'),
-    spreadMs: parseDuration(flags.spread ?? DEFAULT_SPREAD, 'spread', MAX_SPREAD_MS),
-    bodyBytes: parseCount(flags.bodyBytes ?? DEFAULT_BODY_BYTES, 'body-bytes'),
-  };
-}
-
 async function produceLines(
   queue: Queue,
   flags: ProduceFlags,
@@ -150,32 +112,4 @@ async function produceLines(
     console.error(`skyq: refused ${refused} of ${read} line(s)`);
     process.exitCode = 1;
   }
-}
-
-async function produceLoad(
-  queue: Queue,
-  load: { count: number; spreadMs: number; bodyBytes: number },
-  common: AddOptions,
-  quiet: boolean,
-): Promise<void> {
-  const body = 'x'.repeat(load.bodyBytes);
-  const started = Date.now();
-  // Due times on Redis's clock, like every due time the queue computes.
-  // The CLI parsed --delay to ms: it is a number here.
-  const from = (await queue.clock(0).now()) + Number(common.delay ?? 0);
-  const { delay: _delay, ...rest } = common;
-  for (let done = 0; done < load.count; done += BULK) {
-    const size = Math.min(BULK, load.count - done);
-    const items = Array.from({ length: size }, () => ({
-      body,
-      options: { ...rest, runAt: from + Math.random() * load.spreadMs },
-    }));
-    await queue.addBulk(items);
-  }
-  if (quiet) return;
-  const seconds = (Date.now() - started) / 1000;
-  const rate = load.count > 0 && seconds > 0 ? ` (${Math.round(load.count / seconds)}/s)` : '';
-  console.log(
-    `added ${load.count} messages in ${seconds.toFixed(2)} s${rate}, due over ${describeMs(load.spreadMs)}`,
-  );
 }

@@ -26,7 +26,7 @@ export interface CliCase {
 
 interface Context {
   groups: number;
-  /** --count was given: --spread and --body-bytes are taken only then */
+  /** --count was given: --spread, --body-bytes and --at-once are taken only then */
   counting: boolean;
 }
 
@@ -102,7 +102,13 @@ const COMMANDS: CommandSpec[] = [
       key: (rng) => ({ args: ['--key', text(rng)], verdict: 'ok', names: [] }),
       json: flag('json'),
       'max-line': choice('max-line', ['0', '10', '1024', '100000'], COUNT_BAD),
-      count: choice('count', ['0', '1', '5', '30'], COUNT_BAD),
+      // Paced, a --count run lasts its spread (here up to an hour): these add at once. The
+      // paced path has its own test (cli-produce-input).
+      count: (rng, ctx) => {
+        const part = choice('count', ['0', '1', '5', '30'], COUNT_BAD)(rng, ctx);
+        return { ...part, args: [...part.args, '--at-once'] };
+      },
+      'at-once': withCount(flag('at-once')),
       spread: withCount(choice('spread', DURATION_OK, [...DURATION_BAD, '25h'])),
       'body-bytes': withCount(
         choice('body-bytes', ['0', '1', '100'], COUNT_BAD, ['body-bytes'], ['2000000']),
