@@ -4,19 +4,17 @@
  * due later is moved when it falls due, not before and not on a poll; an idle set costs no
  * call of its own: its head rides in the watcher's one call per server.
  */
-import { createHash } from 'node:crypto';
-import { connect as tcpConnect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Launcher } from '../src/index.js';
 import { intakeScriptSource } from '../src/redis/intake-scripts.js';
 import { scriptSource } from '../src/redis/scripts.js';
 import { startActors } from '../src/start.js';
 import { percentile, readStarts } from './helpers/intake.js';
+import { monitor, sha } from './helpers/monitor.js';
 import { freshPrefix, redisNow } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
-const sha = (text: string) => createHash('sha1').update(text).digest('hex');
 
 describe('sorted-set intake timing', () => {
   let launcher: Launcher | null = null;
@@ -122,26 +120,17 @@ describe('sorted-set intake timing', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const zmove = sha(intakeScriptSource('zmove'));
     const watchMany = sha(scriptSource('watch-many'));
-    // MONITOR on a plain socket: ioredis's monitor() can lose track of its replies when the
-    // server is busy as it starts (a clean-clone run failed with "Command queue state error").
     const calls = { zmove: 0, watch: 0, watchWithSet: 0 };
-    const monitor = tcpConnect(Number(new URL(redis.server.url).port), '127.0.0.1');
-    let rest = '';
-    monitor.setEncoding('latin1').on('data', (chunk: string) => {
-      const lines = (rest + chunk).split('\r\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) {
-        const sha = /"evalsha" "([0-9a-f]{40})"/i.exec(line)?.[1];
-        if (sha === zmove) calls.zmove++;
-        if (sha === watchMany) {
-          calls.watch++;
-          if (line.includes(`"${key}"`)) calls.watchWithSet++;
-        }
+    const watching = monitor(redis.server.url, (line) => {
+      const sha = /"evalsha" "([0-9a-f]{40})"/i.exec(line)?.[1];
+      if (sha === zmove) calls.zmove++;
+      if (sha === watchMany) {
+        calls.watch++;
+        if (line.includes(`"${key}"`)) calls.watchWithSet++;
       }
     });
-    monitor.write('MONITOR\r\n');
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    monitor.destroy();
+    watching.stop();
     console.log(`idle set over 2 s: ${JSON.stringify(calls)}`);
     expect(calls.zmove).toBe(0);
     expect(calls.watch).toBeGreaterThan(10); // about 40: one per 50 ms tick

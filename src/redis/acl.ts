@@ -90,7 +90,10 @@ export const SCRIPT_COMMANDS = [
 /** Commands skyq can do without: it works on when they are refused. */
 export const OPTIONAL_COMMANDS = [
   'config|get', // reads notify-keyspace-events; maxmemory-policy where INFO says nothing
-  'subscribe', // keyspace notifications of foreign ZADDs
+  'subscribe', // keyspace notifications of foreign ZADDs; client tracking's __redis__:invalidate
+  'client|id', // client tracking (src/runtime/tracking.ts): where its announcements go
+  'client|tracking', // the watcher is told of writes to idle groups' keys
+  'exists', // client tracking: the watcher's arming read of idle groups' keys
   'psubscribe',
   'unsubscribe',
   'punsubscribe',
@@ -104,9 +107,12 @@ export function aclKeyPatterns(prefix: string): string[] {
   return [`~${literal(prefix)}:*`, `~{${literal(prefix)}:*`];
 }
 
-/** The Pub/Sub channel pattern of the keyspace notifications skyq may listen to. */
+/**
+ * The Pub/Sub channels skyq may listen to: keyspace notifications of its keys, and client
+ * tracking's announcements (in RESP2 they come on a channel of their own).
+ */
 export function aclChannelPatterns(prefix: string): string[] {
-  return [`&__keyspace@*__:${literal(prefix)}:*`];
+  return [`&__keyspace@*__:${literal(prefix)}:*`, '&__redis__:invalidate'];
 }
 
 /**

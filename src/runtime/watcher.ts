@@ -6,6 +6,11 @@
 // look anyway) the watcher reads each group's next event and ready count: on
 // every keyspace notification where the server sends them, and every
 // `intervalMs` in any case, with one script call per server for all of them.
+// Without keyspace notifications, a standalone or Sentinel server still says
+// when a key the watcher read changes (client tracking, tracking.ts): a group
+// quiet for a second is armed that way and left out of the ticks, which slow
+// to one a second once every group is (armed-groups.ts). An idle launcher
+// then costs one call a second, and a raw ZADD is seen within a round trip.
 // Work due before an actor's plan gets it poked. The same call reads the head of
 // every idle sorted set the intake consumes (zsetIntake), so an idle set costs no
 // call of its own: a set whose head falls due before its lane's plan gets it poked.
@@ -14,8 +19,15 @@ import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
+import { ArmedGroups } from './armed-groups.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
-import { every } from './timers.js';
+import { later } from './timers.js';
+import { type Tracker, trackChanges } from './tracking.js';
+
+/** With client tracking: how long a group is read each tick after a write, before it is armed. */
+const QUIET_MS = 1000;
+/** With client tracking: every idle group is read this often all the same (a lease run out). */
+const SAFETY_MS = 1000;
 
 export interface WatchSettings {
   /** how often idle groups are checked; 0 = never (default 50 ms) */
@@ -57,7 +69,13 @@ export class Watcher {
   /** groups a keyspace notification named, until a check sent after it reads them */
   readonly #notified = new Set<number>();
   #timer: NodeJS.Timeout | undefined;
+  /** when (performance.now() ms) the next tick runs */
+  #tickAt = Number.POSITIVE_INFINITY;
   #keyspace: KeyspaceSubscription | null = null;
+  #tracker: Tracker | null = null;
+  readonly #armed = new ArmedGroups(QUIET_MS);
+  /** with client tracking: when the next tick reads every idle group, armed or not */
+  #safetyAt = 0;
   #closed = false;
 
   constructor(
@@ -93,9 +111,23 @@ export class Watcher {
       },
       this.#onProblem,
     );
-    if (this.#closed) this.#keyspace?.close();
-    else if (this.#settings.intervalMs > 0) {
-      this.#timer = every(() => this.#tick(), this.#settings.intervalMs);
+    if (this.#keyspace === null && this.#settings.intervalMs > 0 && !this.#closed) {
+      this.#tracker = await trackChanges(
+        this.#queue.client,
+        (keys) => this.#announced(keys),
+        () => {
+          // Nothing is armed: every group is read each tick again, from the next one on.
+          this.#armed.reset();
+          this.#soon();
+        },
+        this.#onProblem,
+      );
+    }
+    if (this.#closed) {
+      this.#keyspace?.close();
+      this.#tracker?.close();
+    } else if (this.#settings.intervalMs > 0) {
+      this.#nextTick(this.#settings.intervalMs);
     }
   }
 
@@ -106,14 +138,67 @@ export class Watcher {
 
   close(): void {
     this.#closed = true;
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     this.#keyspace?.close();
+    this.#tracker?.close();
+  }
+
+  #nextTick(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#tickAt = performance.now() + ms;
+    this.#timer = later(() => this.#tick(), ms);
   }
 
   #tick(): void {
+    const now = performance.now();
     const idle = this.#groups.filter((g) => (this.#actors(g)?.plannedAt() ?? 0) > 0);
     const zsets = this.#zsets.filter((z) => z.plannedAt() > 0 && !this.#reading.has(z));
-    for (const batch of this.#byServer(idle, zsets)) this.#check(batch.groups, batch.zsets);
+    let poll = idle;
+    let arm: number[] = [];
+    if (this.#tracker) {
+      ({ poll, arm } = this.#armed.plan(idle, now));
+      if (now >= this.#safetyAt) {
+        this.#safetyAt = now + SAFETY_MS;
+        poll = idle;
+      }
+    }
+    for (const batch of this.#byServer(poll, zsets)) {
+      this.#check(batch.groups, batch.zsets, arm);
+    }
+    // Slow once Redis will tell of every group's next write; sorted sets are always read.
+    const told = this.#tracker !== null && this.#zsets.length === 0;
+    const slow = told && this.#armed.covers(this.#groups);
+    this.#nextTick(
+      slow ? Math.max(SAFETY_MS, this.#settings.intervalMs) : this.#settings.intervalMs,
+    );
+  }
+
+  /** Client tracking announced writes to these keys (null: to every key). */
+  #announced(keys: string[] | null): void {
+    if (this.#closed) return;
+    const prefix = this.#queue.config.prefix;
+    const now = performance.now();
+    const groups =
+      keys === null
+        ? this.#groups
+        : this.#groups.filter((g) => {
+            const mine = [keyOf(prefix, g, 'delayed'), keyOf(prefix, g, 'ready')];
+            return keys.some((key) => mine.includes(key));
+          });
+    for (const group of groups) {
+      this.#armed.announced(group, now);
+      this.#notified.add(group);
+    }
+    if (groups.length > 0) this.#check(groups);
+    // Those groups are read each tick for a while: the ticks cannot stay slow.
+    this.#soon();
+  }
+
+  /** The next tick within intervalMs (the ticks were slow, and a group is read each tick again). */
+  #soon(): void {
+    if (this.#closed) return;
+    const ms = this.#settings.intervalMs;
+    if (this.#tickAt > performance.now() + ms) this.#nextTick(ms);
   }
 
   /** Groups and sets by the server that holds them: one call each (one on a standalone server). */
@@ -135,12 +220,14 @@ export class Watcher {
     return [...batches.values()];
   }
 
-  #check(groups: number[], zsets: WatchedZset[] = []): void {
+  /** `arm`: groups whose keys the tracker reads first (the check follows that read). */
+  #check(groups: number[], zsets: WatchedZset[] = [], arm: number[] = []): void {
     const fresh = groups.filter((group) => {
       if (!this.#checking.has(group)) return true;
       this.#again.add(group);
       return false;
     });
+    this.#armed.disarm(arm.filter((group) => !fresh.includes(group)));
     if ((fresh.length === 0 && zsets.length === 0) || this.#closed) return;
     for (const group of fresh) this.#checking.add(group);
     for (const zset of zsets) this.#reading.add(zset);
@@ -149,13 +236,19 @@ export class Watcher {
     const { prefix, unitMs } = this.#queue.config;
     const sets = zsets.flatMap((zset) => [zset.key, zset.unitMs]);
     const route = fresh.length > 0 ? keyOf(prefix, fresh[0] as number, 'delayed') : sets[0];
-    this.#queue
-      .runMulti('watch-many', route as string, [
-        unitMs,
-        prefix,
-        ...fresh,
-        ...(sets.length > 0 ? ['zsets', ...sets] : []),
-      ])
+    const arming = fresh
+      .filter((group) => arm.includes(group))
+      .flatMap((group) => [keyOf(prefix, group, 'delayed'), keyOf(prefix, group, 'ready')]);
+    const armed = this.#tracker && arming.length > 0 ? this.#tracker.arm(arming) : null;
+    (armed ?? Promise.resolve())
+      .then(() =>
+        this.#queue.runMulti('watch-many', route as string, [
+          unitMs,
+          prefix,
+          ...fresh,
+          ...(sets.length > 0 ? ['zsets', ...sets] : []),
+        ]),
+      )
       .then(
         (reply) => {
           const flat = reply as number[];
