@@ -69,6 +69,7 @@ async function onFreshServer(run: (url: string) => Promise<BenchResult>): Promis
 
 const SKYQ_SIZES = (quick: boolean): Sizes => ({
   idleSeconds: quick ? 2 : 10,
+  idleSettleSeconds: quick ? 0 : 30,
   steadyRate: 2_000,
   steadySeconds: quick ? 3 : 30,
   seedCount: quick ? 10_000 : 100_000,

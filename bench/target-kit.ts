@@ -13,6 +13,12 @@ import { defaultWorkload, type WorkloadOptions } from './workloads.js';
 
 export interface Sizes {
   idleSeconds: number;
+  /**
+   * idle: seconds between the first window and the settled one. V8's memory reducer runs two or
+   * three full collections in each of the eleven isolates until ~35 s after start-up (then
+   * nothing but a scavenge every few seconds): a window before that measures those.
+   */
+  idleSettleSeconds: number;
   steadyRate: number;
   steadySeconds: number;
   seedCount: number;

@@ -25,6 +25,13 @@ interface SizeFlag {
 
 const SIZE_FLAGS: SizeFlag[] = [
   { key: 'idleSeconds', flag: 'idle-seconds', what: 'idle: seconds measured', full: 10, quick: 2 },
+  {
+    key: 'idleSettleSeconds',
+    flag: 'idle-settle-seconds',
+    what: 'idle: seconds before the settled window',
+    full: 30,
+    quick: 0,
+  },
   { key: 'steadyRate', flag: 'steady-rate', what: 'steady: messages/s', full: 2_000, quick: 2_000 },
   { key: 'steadySeconds', flag: 'steady-seconds', what: 'steady: seconds', full: 30, quick: 3 },
   { key: 'seedCount', flag: 'seed-count', what: 'seed: messages', full: 100_000, quick: 10_000 },
