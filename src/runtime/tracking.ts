@@ -10,6 +10,7 @@
 // Keys read inside a Lua script count only when the script names them in KEYS, and the
 // watcher's script does not (a cluster's master holds groups of many slots): arm() is a plain
 // EXISTS of the keys, sent before the script's read so no write falls between the two unseen.
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import { withTimeout } from './rpc.js';
@@ -45,7 +46,9 @@ export async function trackChanges(
   // The listener subscribes anew by hand after a reconnect: its client id comes first (a
   // subscribed RESP2 connection may not ask), then tracking is pointed at it.
   const listener = copy('skyq-tracking-listen', { autoResubscribe: false });
-  const reader = copy('skyq-tracking-read');
+  // No offline queue: an arming read while the reader is away fails at once (the watcher then
+  // reads those groups each tick) instead of holding their checks until it is back.
+  const reader = copy('skyq-tracking-read', { enableOfflineQueue: false });
   for (const connection of [listener, reader]) connection.on('error', () => undefined);
   let closed = false;
   let listenerId: string | null = null;
@@ -68,8 +71,10 @@ export async function trackChanges(
     listenerId = id;
     await enable();
   };
+  const readerReady = () =>
+    reader.status === 'ready' ? Promise.resolve() : once(reader, 'ready').then(() => undefined);
   try {
-    await withTimeout(listen(), SETUP_TIMEOUT_MS, 'client tracking');
+    await withTimeout(readerReady().then(listen), SETUP_TIMEOUT_MS, 'client tracking');
   } catch (error) {
     close();
     onProblem(`client tracking unavailable: ${(error as Error).message}`);
