@@ -87,7 +87,8 @@ export async function produceLoad(
   // Due times on Redis's clock, like every due time the queue computes.
   // The CLI parsed --delay to ms: it is a number here.
   const redisStart = await queue.clock(0).now();
-  const redisNow = () => redisStart + (performance.now() - started);
+  const read = performance.now();
+  const redisNow = () => redisStart + (performance.now() - read);
   const delay = Number(common.delay ?? 0);
   const { delay: _delay, ...rest } = common;
   const slice = load.count > 0 ? load.spreadMs / load.count : 0;

@@ -10,7 +10,6 @@
 // Keys read inside a Lua script count only when the script names them in KEYS, and the
 // watcher's script does not (a cluster's master holds groups of many slots): arm() is a plain
 // EXISTS of the keys, sent before the script's read so no write falls between the two unseen.
-import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import { withTimeout } from './rpc.js';
@@ -71,8 +70,11 @@ export async function trackChanges(
     listenerId = id;
     await enable();
   };
+  // 'ready' only: an error while connecting is ioredis's to retry, within the setup's time.
   const readerReady = () =>
-    reader.status === 'ready' ? Promise.resolve() : once(reader, 'ready').then(() => undefined);
+    reader.status === 'ready'
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => reader.once('ready', () => resolve()));
   try {
     await withTimeout(readerReady().then(listen), SETUP_TIMEOUT_MS, 'client tracking');
   } catch (error) {
