@@ -221,6 +221,18 @@ export function blockingCopy(client: RedisClient): RedisClient {
   return client.duplicate(blocking);
 }
 
+/**
+ * A connection of its own to the server `server` talks to, for subscribers and the watcher's
+ * side connections: the address, database, credentials and TLS, nothing else of its options
+ * (no command timeout, no auto-pipelining). A Sentinel master has no fixed address: its copy
+ * asks the sentinels too.
+ */
+export function sideConnection(server: Redis, own: RedisOptions): Redis {
+  if (server.options.sentinels) return server.duplicate({ ...own, enableAutoPipelining: false });
+  const { host, port, db = 0, username, password, tls } = server.options;
+  return new Redis({ host, port, db, username, password, tls, ...own });
+}
+
 export function isCluster(client: RedisClient): client is Cluster {
   return client instanceof Cluster;
 }

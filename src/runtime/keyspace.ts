@@ -4,8 +4,7 @@
 // a little for every write), so: 'auto' uses them when they are on, 'enable'
 // turns them on (CONFIG SET), 'off' never looks. On a cluster each master
 // announces only its own keys, so there is one subscriber per master.
-import { Redis } from 'ioredis';
-import { isCluster, type RedisClient } from '../redis/connection.js';
+import { isCluster, type RedisClient, sideConnection } from '../redis/connection.js';
 import { withTimeout } from './rpc.js';
 
 /** Keyspace notifications for other programs' ZADDs: use them when on, turn them on, or never. */
@@ -45,12 +44,11 @@ export async function watchKeyspace(
     return null;
   }
   const subscribers = servers.map((server) => {
-    const { host, port, db = 0, username, password, tls } = server.options;
-    const own = { connectionName: 'skyq-keyspace', lazyConnect: false };
-    // A client of a Sentinel master has no fixed address: its copy asks the sentinels too.
-    const subscriber = server.options.sentinels
-      ? server.duplicate({ ...own, enableAutoPipelining: false })
-      : new Redis({ host, port, db, username, password, tls, ...own });
+    const { db = 0 } = server.options;
+    const subscriber = sideConnection(server, {
+      connectionName: 'skyq-keyspace',
+      lazyConnect: false,
+    });
     subscriber.on('error', () => undefined); // ioredis reconnects and resubscribes by itself
     const prefix = `__keyspace@${db}__:`;
     subscriber.on('message', (channel: string, event: string) => {

@@ -10,8 +10,8 @@
 // Keys read inside a Lua script count only when the script names them in KEYS, and the
 // watcher's script does not (a cluster's master holds groups of many slots): arm() is a plain
 // EXISTS of the keys, sent before the script's read so no write falls between the two unseen.
-import { Redis } from 'ioredis';
-import { isCluster, type RedisClient } from '../redis/connection.js';
+import type { RedisOptions } from 'ioredis';
+import { isCluster, type RedisClient, sideConnection } from '../redis/connection.js';
 import { withTimeout } from './rpc.js';
 
 export interface Tracker {
@@ -36,12 +36,8 @@ export async function trackChanges(
   onProblem: (problem: string) => void,
 ): Promise<Tracker | null> {
   if (isCluster(client)) return null;
-  const copy = (name: string, extra: object = {}) => {
-    const own = { connectionName: name, lazyConnect: false, enableAutoPipelining: false, ...extra };
-    if (client.options.sentinels) return client.duplicate(own);
-    const { host, port, db = 0, username, password, tls } = client.options;
-    return new Redis({ host, port, db, username, password, tls, ...own });
-  };
+  const copy = (name: string, extra: RedisOptions = {}) =>
+    sideConnection(client, { connectionName: name, lazyConnect: false, ...extra });
   // The listener subscribes anew by hand after a reconnect: its client id comes first (a
   // subscribed RESP2 connection may not ask), then tracking is pointed at it.
   const listener = copy('skyq-tracking-listen', { autoResubscribe: false });
