@@ -173,18 +173,20 @@ export class Watcher {
     );
   }
 
+  /** The keys client tracking watches for a group: where a raw ZADD or a token's message goes. */
+  #trackedKeys(group: number): string[] {
+    const prefix = this.#queue.config.prefix;
+    return [keyOf(prefix, group, 'delayed'), keyOf(prefix, group, 'ready')];
+  }
+
   /** Client tracking announced writes to these keys (null: to every key). */
   #announced(keys: string[] | null): void {
     if (this.#closed) return;
-    const prefix = this.#queue.config.prefix;
     const now = performance.now();
     const groups =
       keys === null
         ? this.#groups
-        : this.#groups.filter((g) => {
-            const mine = [keyOf(prefix, g, 'delayed'), keyOf(prefix, g, 'ready')];
-            return keys.some((key) => mine.includes(key));
-          });
+        : this.#groups.filter((g) => this.#trackedKeys(g).some((key) => keys.includes(key)));
     for (const group of groups) {
       this.#armed.announced(group, now);
       this.#notified.add(group);
@@ -238,7 +240,7 @@ export class Watcher {
     const route = fresh.length > 0 ? keyOf(prefix, fresh[0] as number, 'delayed') : sets[0];
     const arming = fresh
       .filter((group) => arm.includes(group))
-      .flatMap((group) => [keyOf(prefix, group, 'delayed'), keyOf(prefix, group, 'ready')]);
+      .flatMap((g) => this.#trackedKeys(g));
     const armed = this.#tracker && arming.length > 0 ? this.#tracker.arm(arming) : null;
     (armed ?? Promise.resolve())
       .then(() =>
