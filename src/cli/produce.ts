@@ -70,7 +70,6 @@ export function registerProduce(program: Command): void {
     });
 }
 
-/** --count and what shapes its messages; null when lines come from stdin. */
 async function produceLines(
   queue: Queue,
   flags: ProduceFlags,
