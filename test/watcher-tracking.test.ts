@@ -11,16 +11,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Launcher } from '../src/index.js';
 import { scriptSource } from '../src/redis/scripts.js';
 import { startActors } from '../src/start.js';
+import { percentile, readStarts } from './helpers/intake.js';
 import { countEvalsha, sha } from './helpers/monitor.js';
 import { freshPrefix, redisNow } from './helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { FIXTURE_ENV, fixture, removeTempDirs, tempDir, waitFor } from './helpers/runtime.js';
-
-interface Start {
-  id: string;
-  dueAt: number;
-  startedAt: number;
-}
 
 let server: RedisServerHandle;
 let plain: Redis;
@@ -60,17 +55,16 @@ async function rawLateness(prefix: string, members: { group: number; id: string 
   for (const { group, id } of members) {
     const due = await redisNow(plain);
     await plain.zadd(`${prefix}:${group}`, due, id);
-    const start = await waitFor(`${id} started`, async () => {
-      const starts = (await plain.lrange('starts', 0, -1)).map((l) => JSON.parse(l) as Start);
-      return starts.find((s) => s.id === id);
-    });
+    const start = await waitFor(`${id} started`, async () =>
+      (await readStarts(plain)).find((s) => s.id === id),
+    );
     lateness.push(start.startedAt - due);
     await sleep(gapMs);
   }
   return lateness;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
+const median = (values: number[]) => percentile(values, 50);
 
 describe('the watcher with client tracking', () => {
   it('reads an idle launcher’s groups about once a second, and starts a raw ZADD at once', async () => {
