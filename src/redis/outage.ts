@@ -26,6 +26,11 @@ export interface WatchOptions {
 
 export interface ConnectionWatch {
   readonly state: 'up' | 'down';
+  /**
+   * One heartbeat PING now, for a caller whose own timer stands in for `heartbeatMs` (an
+   * actor's chores round: one wake-up for all of them). While down, the probes go on alone.
+   */
+  heartbeat(): void;
   stop(): void;
 }
 
@@ -136,6 +141,9 @@ export function watchConnection(
   return {
     get state() {
       return state;
+    },
+    heartbeat() {
+      if (state === 'up') void check();
     },
     stop() {
       stopped = true;
