@@ -83,3 +83,51 @@ describe('a consumer whose lease expired', () => {
     expect(logs).toMatch(/"event":"stale"/);
   });
 });
+
+describe('an actor that went idle', () => {
+  // Housekeeping (lease renewals, handler time limits) runs only while an actor holds
+  // messages (actor-rounds.ts): it must start again with the next claim after a quiet spell.
+  it('renews the leases and times out the handlers of what it claims next', async () => {
+    await redis.client.del('starts');
+    const where = { redis: redis.server.url, prefix: 'idlerenew', groups: 1, attempts: 3 };
+    const queue = new Queue(where);
+    const launcher = await startActors({
+      ...where,
+      handler: fixture('starts.mjs'),
+      leaseMs: 300,
+      timeoutMs: 2000,
+      graceMs: 200,
+      publishStats: false,
+      logDir: tempDir(),
+    });
+    try {
+      const first = await queue.add({ ms: 50 });
+      await waitFor('the first done', async () =>
+        ((await queue.get(first))?.state ?? 'done') === 'done' ? true : undefined,
+      );
+      await untilRedisTime(redis.client, Date.now() + 1000); // quiet: housekeeping stopped
+      // Runs five leases long: without renewals it would be claimed (and started) again.
+      const long = await queue.add({ ms: 1500 });
+      await waitFor('the long one done', async () =>
+        ((await queue.get(long))?.state ?? 'done') === 'done' ? true : undefined,
+      );
+      // Past its time limit: failed by the actor, not left running.
+      const stuck = await queue.add({ forever: true });
+      await waitFor('the stuck one failed', async () =>
+        ((await queue.get(stuck))?.attempts ?? 0) >= 1 &&
+        (await launcher.stats()).totals.failed >= 1
+          ? true
+          : undefined,
+      );
+      const starts = (await redis.client.lrange('starts', 0, -1)).map((s) => JSON.parse(s));
+      expect(starts.filter((s) => s.id === long)).toHaveLength(1);
+      expect((await launcher.stats()).totals.stale).toBe(0);
+      expect(await queue.get(stuck)).toMatchObject({
+        lastError: expect.stringMatching(/timed out/),
+      });
+    } finally {
+      await launcher.stop();
+      await queue.close();
+    }
+  });
+});

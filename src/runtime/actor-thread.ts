@@ -10,7 +10,7 @@ import { Actor, type ActorSettings, type Handler } from './actor.js';
 import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
 import { actorLogFile, fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
-import { startScheduleRepair } from './schedule-repair.js';
+import { scheduleRepair } from './schedule-repair.js';
 import { StatBlock } from './stat-block.js';
 import { lowerThreadPriority } from './thread-priority.js';
 import { Waker } from './waker.js';
@@ -32,9 +32,6 @@ export interface ActorThreadData {
   /** present when handlers run in the launcher's piscina pool */
   poolPort: MessagePort | null;
 }
-
-/** An idle actor sits in BLPOP, which a frozen server never ends: ping now and then. */
-const OUTAGE_HEARTBEAT_MS = 10_000;
 
 export type ActorReport = { kind: 'ready' } | { kind: 'failed'; reason: string };
 
@@ -76,22 +73,19 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     const stats = new StatBlock(data.stats);
     const actor = new Actor(data.settings, queue, waker, handler, logger, stats);
     // One line when Redis goes away and one when it is back, not one per retry.
-    const outage = watchConnection(
-      queue.client,
-      (change) => {
-        if (change.state === 'down') {
-          stats.lastError = `Redis unreachable: ${change.reason}`;
-          logger.warn({ event: 'redis-down', reason: change.reason }, 'Redis unreachable');
-        } else logger.info({ event: 'redis-up', downMs: change.downMs }, 'Redis back');
-      },
-      { heartbeatMs: OUTAGE_HEARTBEAT_MS },
-    );
-    const stopRepair = startScheduleRepair(queue, group, logger);
+    const outage = watchConnection(queue.client, (change) => {
+      if (change.state === 'down') {
+        stats.lastError = `Redis unreachable: ${change.reason}`;
+        logger.warn({ event: 'redis-down', reason: change.reason }, 'Redis unreachable');
+      } else logger.info({ event: 'redis-up', downMs: change.downMs }, 'Redis back');
+    });
+    // An idle actor sits in BLPOP, which a frozen server never ends: a PING each chores round.
+    actor.addChore(() => outage.heartbeat());
+    actor.addChore(scheduleRepair(queue, group, logger));
     const api = actor.api();
     const drain = api.drain;
     // Closing connections and flushing the log belong to the drain the launcher asks for.
     api.drain = async (graceMs) => {
-      stopRepair();
       const result = await drain(graceMs);
       outage.stop();
       waker.close();

@@ -44,6 +44,11 @@ export interface ActorSettings {
   rateLimit?: RateLimitSpec | null;
   /** start without claiming until resume() */
   paused?: boolean;
+  /**
+   * How often the actor writes its heartbeat (hang-watch.ts), at most CHORES_MS: its other
+   * chores (the flow outbox, schedule repair, a PING) ride on every round that far apart.
+   */
+  beatMs: number;
 }
 
 /** What every actor answers without handler code: skynet's debug protocol. */

@@ -119,6 +119,11 @@ export class Actor {
     this.#log.info({ event: 'started', ...settings }, 'actor started');
   }
 
+  /** Runs `chore` on each of the actor's chores rounds (actor-rounds.ts), from start to drain. */
+  addChore(chore: () => void): void {
+    this.#rounds.addChore(chore);
+  }
+
   api(): ActorApi {
     return {
       ping: () => 'pong',
@@ -236,6 +241,7 @@ export class Actor {
       }
       const now = this.#redisNow();
       for (const message of polled.messages) this.#jobs.schedule(message, now);
+      if (polled.messages.length > 0) this.#rounds.busy();
       if (polled.messages.length === max) continue;
       // Messages a rate limit holds back go when their name's tokens should be there.
       const retryIn = this.#limits.retryInMs();

@@ -5,14 +5,14 @@
 // The repair is a compare-and-set (schedules.repair): any number of actors may do it at once.
 import type { Queue } from '../queue/queue.js';
 import type { Logger } from './logger.js';
-import { every } from './timers.js';
 
-/** How often; a lost occurrence costs its schedule at most about this long. */
-export const SCHEDULE_REPAIR_MS = 5000;
-
-export function startScheduleRepair(queue: Queue, group: number, log: Logger): () => void {
+/**
+ * One repair round of the group's schedules, for the actor's chores round (actor-rounds.ts):
+ * a lost occurrence costs its schedule at most CHORES_MS. A round still out skips the next.
+ */
+export function scheduleRepair(queue: Queue, group: number, log: Logger): () => void {
   let running = false;
-  const timer = every(() => {
+  return () => {
     if (running) return;
     running = true;
     queue.schedules
@@ -30,6 +30,5 @@ export function startScheduleRepair(queue: Queue, group: number, log: Logger): (
       .finally(() => {
         running = false;
       });
-  }, SCHEDULE_REPAIR_MS);
-  return () => clearInterval(timer);
+  };
 }

@@ -14,8 +14,10 @@ import {
 import { checkDuration, checkGroup, checkInteger } from '../queue/options.js';
 import { checkRateLimit, type RateLimitOption } from '../queue/ratelimit/spec.js';
 import { withDefaultRedis } from '../redis/connection-options.js';
+import { CHORES_MS } from './actor-rounds.js';
 import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
+import { beatEveryMs } from './hang-watch.js';
 import type { KeyspaceMode } from './keyspace.js';
 import { DEFAULT_LOG_DIR } from './logger.js';
 import { DEFAULT_ACTOR_NICE } from './thread-priority.js';
@@ -54,7 +56,7 @@ export interface RuntimeOptions extends QueueOptions {
   publishStats?: boolean;
   /** start the actors without claiming until resume() */
   paused?: boolean;
-  /** an actor that does not answer ping this long is ended and restarted (default 30 s) */
+  /** an actor whose event loop gives no heartbeat this long is ended and restarted (default 30 s) */
   hangTimeoutMs?: number;
   /** how often idle groups are checked for work nobody announced (default 50 ms; 0 = never) */
   watchMs?: number;
@@ -147,6 +149,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
       keyspaceEvents,
     );
   }
+  const hangTimeoutMs = checkDuration('hangTimeoutMs', options.hangTimeoutMs ?? 30_000);
   return {
     config,
     queue,
@@ -165,6 +168,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
             Math.floor(leaseMs / 2),
           ),
       rateLimit,
+      beatMs: hangTimeoutMs > 0 ? beatEveryMs(hangTimeoutMs) : CHORES_MS,
     },
     actorNice: checkInteger('actorNice', options.actorNice ?? DEFAULT_ACTOR_NICE, 0, 19),
     handlerUrl: url,
@@ -172,7 +176,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
     logDir: options.logDir ?? DEFAULT_LOG_DIR,
     logLevel: options.logLevel ?? 'info',
     graceMs: checkDuration('graceMs', options.graceMs ?? 10_000),
-    hangTimeoutMs: checkDuration('hangTimeoutMs', options.hangTimeoutMs ?? 30_000),
+    hangTimeoutMs,
     publish: options.publishStats !== false,
     watch: { intervalMs: checkDuration('watchMs', options.watchMs ?? 50, 60_000), keyspaceEvents },
     allowEviction: checkBoolean('allowEviction', options.allowEviction),

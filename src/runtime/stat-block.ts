@@ -68,7 +68,8 @@ const STATE = 0;
 const STARTED_AT = 1;
 const ERROR_LENGTH = 2;
 const PLANNED_AT = 3;
-const COUNTERS = 4;
+const ALIVE_AT = 4;
+const COUNTERS = 5;
 const HISTOGRAMS = COUNTERS + COUNTER_NAMES.length;
 const SLOTS = HISTOGRAMS + HISTOGRAM_NAMES.length * HISTOGRAM_SLOTS;
 /** the last error's text, UTF-16, cut to this many code units */
@@ -171,6 +172,20 @@ export class StatBlock {
     this.#slots[PLANNED_AT] = ms;
   }
 
+  /**
+   * The actor's heartbeat: it calls beat() on a timer of its own event loop (actor-rounds.ts),
+   * and its supervisor reads how long ago that was (hang-watch.ts). On the process's monotonic
+   * clock, which every thread shares (each thread's performance.now() has its own origin).
+   */
+  beat(): void {
+    this.#slots[ALIVE_AT] = monotonicMs();
+  }
+
+  /** When the actor last beat (monotonicMs()); 0 before its first beat. */
+  get aliveAt(): number {
+    return this.#slots[ALIVE_AT] as number;
+  }
+
   get lastError(): string | null {
     const length = this.#slots[ERROR_LENGTH] as number;
     return length === 0 ? null : String.fromCharCode(...this.#errorText.subarray(0, length));
@@ -214,6 +229,11 @@ export class StatBlock {
       names: this.names.figures(buckets),
     };
   }
+}
+
+/** Milliseconds on the process's monotonic clock, the same in every thread. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint() / 1_000n) / 1000;
 }
 
 /**

@@ -1,15 +1,14 @@
 // Keeps one group's actor thread alive: starts it, waits for its "ready",
-// pings it, and when it dies (or stops answering) restarts it with a growing
+// watches its heartbeat, and when it dies (or stops answering) restarts it with a growing
 // pause. Its messages come back through their leases, so a crash or a hang
 // costs time, never messages.
-import { performance } from 'node:perf_hooks';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errors } from '../base/errors.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
+import { watchForHang } from './hang-watch.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
 import { StatBlock } from './stat-block.js';
-import { every } from './timers.js';
 import { workerFile } from './worker-path.js';
 
 /** The actor's end of a pool port, and how to close the launcher's end when the actor is gone. */
@@ -42,7 +41,7 @@ export interface SupervisorHooks {
 export interface SupervisorTimes {
   /** how long an actor may take to say ready */
   readyTimeoutMs: number;
-  /** an actor that does not answer ping this long is ended and restarted (0 = never) */
+  /** an actor that does not beat this long is ended and restarted (0 = never) */
   hangTimeoutMs: number;
 }
 
@@ -62,9 +61,7 @@ export class Supervisor {
   #pause = FIRST_PAUSE_MS;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | undefined;
-  #pingTimer: NodeJS.Timeout | undefined;
-  /** performance.now() when the ping still unanswered was sent; 0 = none out */
-  #pingSentAt = 0;
+  #stopHangWatch: () => void = () => undefined;
   #crashReason: string | null = null;
   /** one block for the group's whole life: counters go on across restarts */
   readonly stats = new StatBlock();
@@ -149,7 +146,7 @@ export class Supervisor {
   async stop(graceMs: number): Promise<{ released: number }> {
     this.#stopping = true;
     clearTimeout(this.#restartTimer);
-    clearInterval(this.#pingTimer);
+    this.#stopHangWatch();
     const worker = this.#worker;
     const actor = this.#actor;
     this.#worker = null;
@@ -173,34 +170,17 @@ export class Supervisor {
   }
 
   /**
-   * Pings the actor now and then, one ping at a time. A thread stuck in a handler that never
-   * yields cannot answer (nor renew its leases): past hangTimeoutMs it is ended, and its exit
-   * restarts it like a crash.
+   * A thread stuck in a handler that never yields cannot beat (nor renew its leases): past
+   * hangTimeoutMs without a beat it is ended, and its exit restarts it like a crash.
    */
   #watchForHang(worker: Worker): void {
     const limit = this.#times.hangTimeoutMs;
     if (limit <= 0) return;
-    this.#pingSentAt = 0;
-    this.#pingTimer = every(
-      () => {
-        const actor = this.#actor;
-        if (!actor || worker !== this.#worker) return;
-        if (this.#pingSentAt === 0) {
-          this.#pingSentAt = performance.now();
-          actor.ping().then(
-            () => {
-              this.#pingSentAt = 0;
-            },
-            () => undefined,
-          );
-        } else if (performance.now() - this.#pingSentAt > limit) {
-          clearInterval(this.#pingTimer);
-          this.#crashReason = `hung: no answer to ping within ${limit} ms`;
-          void worker.terminate();
-        }
-      },
-      Math.max(100, Math.min(5000, limit / 4)),
-    );
+    this.#stopHangWatch = watchForHang(this.stats, limit, () => {
+      if (worker !== this.#worker) return;
+      this.#crashReason = `hung: no heartbeat for ${limit} ms`;
+      void worker.terminate();
+    });
   }
 
   #closePoolPort(): void {
@@ -210,7 +190,7 @@ export class Supervisor {
 
   async #exited(worker: Worker, code: number, livedMs: number): Promise<void> {
     if (this.#stopping || worker !== this.#worker) return;
-    clearInterval(this.#pingTimer);
+    this.#stopHangWatch();
     if (this.#actor) release(this.#actor);
     this.#actor = null;
     this.#worker = null;
