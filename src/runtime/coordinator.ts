@@ -16,6 +16,7 @@ import { publishStats, withdrawStats } from './registry.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
 import type { ServerState } from './server-checks.js';
 import { StatBlock, totalFigures } from './stat-block.js';
+import { later, untilNext } from './timers.js';
 import { Watcher, type WatchSettings } from './watcher.js';
 
 export interface CoordinatorData {
@@ -121,7 +122,13 @@ export class Coordinator {
   /** Starts publishing and watching; resolves with what the watcher uses. */
   async start(): Promise<{ keyspaceEvents: boolean; notes: string[] }> {
     if (this.#data.publish) {
-      this.#timer = setInterval(() => void this.#publish(), this.#data.publishEveryMs);
+      // On a grid, as the watcher's slow ticks: an idle launcher wakes once a second for both.
+      const every = this.#data.publishEveryMs;
+      const tick = () => {
+        this.#timer = later(tick, untilNext(every));
+        void this.#publish();
+      };
+      this.#timer = later(tick, untilNext(every));
     }
     await this.#watcher.start();
     // Without the watcher's ticks, an idle sorted set is read once a second by its own lane.
@@ -215,7 +222,7 @@ export class Coordinator {
 
   async close(): Promise<void> {
     await this.stopIntake();
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     this.#watcher.close();
     for (const group of this.#slots.keys()) this.detach(group);
     if (this.#data.publish) {

@@ -11,3 +11,11 @@ export function later(run: () => void, ms: number): NodeJS.Timeout {
 export function every(run: () => void, ms: number): NodeJS.Timeout {
   return setInterval(run, Math.min(Math.max(1, ms), MAX_TIMER_MS));
 }
+
+/**
+ * How long until the next multiple of `periodMs` on this thread's clock. Timers of one thread
+ * that keep to the same grid fire together: one wake-up of the thread instead of one each.
+ */
+export function untilNext(periodMs: number): number {
+  return periodMs - (performance.now() % periodMs);
+}

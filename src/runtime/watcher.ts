@@ -21,7 +21,7 @@ import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
 import { ArmedGroups } from './armed-groups.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
-import { later } from './timers.js';
+import { later, untilNext } from './timers.js';
 import { type Tracker, trackChanges } from './tracking.js';
 
 /** With client tracking: how long a group is read each tick after a write, before it is armed. */
@@ -158,7 +158,8 @@ export class Watcher {
     if (this.#tracker) {
       ({ poll, arm } = this.#armed.plan(idle, now));
       if (now >= this.#safetyAt) {
-        this.#safetyAt = now + SAFETY_MS;
+        // Less a tick: the slow ticks keep to a grid, and one may come a little early.
+        this.#safetyAt = now + Math.max(0, SAFETY_MS - this.#settings.intervalMs);
         poll = idle;
       }
     }
@@ -168,9 +169,9 @@ export class Watcher {
     // Slow once Redis will tell of every group's next write; sorted sets are always read.
     const told = this.#tracker !== null && this.#zsets.length === 0;
     const slow = told && this.#armed.covers(this.#groups);
-    this.#nextTick(
-      slow ? Math.max(SAFETY_MS, this.#settings.intervalMs) : this.#settings.intervalMs,
-    );
+    // Slow ticks keep to the grid the coordinator publishes on: one wake-up for both.
+    const { intervalMs } = this.#settings;
+    this.#nextTick(slow ? untilNext(Math.max(SAFETY_MS, intervalMs)) : intervalMs);
   }
 
   /** The keys client tracking watches for a group: where a raw ZADD or a token's message goes. */
