@@ -22,6 +22,7 @@ import {
   socketError,
 } from './failure.js';
 import { sentinelRedisOptions } from './sentinel.js';
+import { SentinelClient } from './sentinel-switch.js';
 import { nodeTlsOptions } from './tls.js';
 
 export * from './connection-options.js';
@@ -89,7 +90,7 @@ export function connect(named: ConnectionOptions, extras: ConnectExtras = {}): R
       clusterRetryStrategy: options.failFast ? retry : reconnect,
     });
   } else if (options.sentinel !== undefined) {
-    client = new Redis(sentinelRedisOptions(options.sentinel, common, options.tls));
+    client = new SentinelClient(sentinelRedisOptions(options.sentinel, common, options.tls));
   } else {
     client = new Redis(options.redis as string, common);
   }

@@ -1,8 +1,12 @@
 // Redis Sentinel: the client asks the sentinels which server is the master of `master`, and
-// asks again on every reconnect. On SENTINEL FAILOVER the promoted replica and the demoted
-// master both drop their clients (Sentinel sends CLIENT KILL with the role change), so ioredis
-// reconnects through the sentinels to the new master and sends again what had no answer
-// (test/faults/sentinel-failover.test.ts: 0 acknowledged adds lost).
+// asks again on every reconnect. In a failover the promoted replica drops its clients as it is
+// promoted, but a demoted master that is still running drops them only when Sentinel
+// reconfigures it, some 10 s after naming the new master, and takes writes until then (wiped
+// when it resyncs). So skyq's clients do not wait for that: they leave as soon as a sentinel
+// publishes the switch (sentinel-switch.ts), reconnect through the sentinels to the new master
+// and send again what had no answer (test/faults/sentinel-failover.test.ts: 0 acknowledged adds
+// lost). What the old master took between the replica's promotion and the switch (~1 s) is
+// still lost unless the servers have min-replicas-to-write 1 (test/faults/sentinel-switch.test.ts).
 import type { RedisOptions } from 'ioredis';
 import { errors } from '../base/errors.js';
 import { nodeTlsOptions, type TlsOptions } from './tls.js';
@@ -17,7 +21,7 @@ export interface SentinelNode {
 
 /** A master that Redis Sentinels name, and the logins for it and for them. */
 export interface SentinelOptions {
-  /** some of the sentinels (one that answers is enough; the others are learnt from it) */
+  /** the sentinels (one that answers is enough to connect; switches are heard from each) */
   nodes: SentinelNode[];
   /** the master group's name, as in `sentinel monitor <name> …` */
   master: string;
