@@ -91,10 +91,14 @@ export class Queue<B = Body> {
 
   /**
    * Resolves once connected with every script loaded on every server, and the data format
-   * checked (rejects when a newer skyq wrote it: see format.ts).
+   * checked (rejects when a newer skyq wrote it: see format.ts). `preload: false` leaves the
+   * scripts to a client that loaded them a moment ago (the launcher does, before its threads
+   * start: each thread would send ~1 MB of script text again); one found missing is loaded
+   * where it is first run.
    */
-  async ready(): Promise<void> {
-    await Promise.all([this.#scripts.preload(), this.clock(0).measure()]).catch((error) => {
+  async ready(options: { preload?: boolean } = {}): Promise<void> {
+    const load = options.preload === false ? Promise.resolve() : this.#scripts.preload();
+    await Promise.all([load, this.clock(0).measure()]).catch((error) => {
       throw this.#scripts.explain(error);
     });
     await this.#parts.ensureFormat();

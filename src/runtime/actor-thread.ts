@@ -56,7 +56,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
       warnEviction: false,
       unreachableMs: 0,
     });
-    await queue.ready();
+    // The launcher loaded the scripts before starting this thread (checkDataFormat).
+    await queue.ready({ preload: false });
     const config = queueConfig(data.queue);
     const waker = new Waker(
       // A lone BLPOP at a time: auto-pipelining would only route it through a pipeline.
