@@ -78,12 +78,16 @@ function extraLibsOf(name: string): string[] {
   return [];
 }
 
-let sources: Map<ScriptName | MultiGroupScriptName, string> | undefined;
+/** Each script's full text, made when first asked for: a thread uses a few of them. */
+const sources = new Map<ScriptName | MultiGroupScriptName, string>();
+const multiGroup = new Set<string>(MULTI_GROUP_SCRIPTS);
+let libText: string | undefined;
 
-function loadSources(): Map<ScriptName | MultiGroupScriptName, string> {
-  if (!sources) {
-    const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-    const lib = `${guarded(read('args'))}
+const read = (name: string) => readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
+
+/** What every group script starts with (args.lua, the format guard, lib.lua and its kin). */
+function lib(): string {
+  libText ??= `${guarded(read('args'))}
 ${read('lib')}
 ${read('lib-ids')}
 ${read('previews')}
@@ -91,14 +95,19 @@ ${read('events')}
 ${read('flow-lib')}
 ${read('history')}
 ${read('dedupe')}`;
-    // Helpers only some scripts need come after lib (EXTRA_LIBS).
-    const prelude = (name: string) => [lib, ...extraLibsOf(name).map(read)].join('\n');
-    sources = new Map<ScriptName | MultiGroupScriptName, string>([
-      ...SCRIPT_NAMES.map((name) => [name, `${prelude(name)}\n${read(name)}`] as const),
-      ...MULTI_GROUP_SCRIPTS.map((name) => [name, withArgChecks(read(name))] as const),
-    ]);
+  return libText;
+}
+
+function sourceOf(name: ScriptName | MultiGroupScriptName): string {
+  let source = sources.get(name);
+  if (source === undefined) {
+    // Helpers only some scripts need come after lib (extraLibsOf).
+    source = multiGroup.has(name)
+      ? withArgChecks(read(name))
+      : [lib(), ...extraLibsOf(name).map(read), read(name)].join('\n');
+    sources.set(name, source);
   }
-  return sources;
+  return source;
 }
 
 /**
@@ -120,24 +129,42 @@ function guarded(args: string): string {
 
 /** The full text of a script as Redis runs it (args.lua and lib.lua included). */
 export function scriptSource(name: ScriptName | MultiGroupScriptName): string {
-  return loadSources().get(name) as string;
+  return sourceOf(name);
 }
 
 const commandName = (name: string) => `skyq_${name.replace('-', '_')}`;
 
 type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
+/**
+ * Each script becomes a command of the client when first run: defining one makes ioredis hash
+ * its text, and the 36 scripts' texts come to ~1.8 MB (each group script carries lib.lua and
+ * its kin), which every actor thread made and hashed at its start for the ~8 it runs. Not with
+ * auto-pipelining: a tick's pipeline takes the client's script commands when it is made, so
+ * one defined later in the same tick would be missing from it; those clients define all now.
+ */
 export class Scripts {
   readonly #client: RedisClient;
+  readonly #defined = new Set<string>();
 
   constructor(client: RedisClient) {
     this.#client = client;
-    const multi = new Set<string>(MULTI_GROUP_SCRIPTS);
-    for (const [name, lua] of loadSources()) {
-      // Without numberOfKeys, ioredis takes the key count as the first argument.
-      const numberOfKeys = multi.has(name) ? undefined : NUMBER_OF_KEYS;
-      client.defineCommand(commandName(name), numberOfKeys ? { numberOfKeys, lua } : { lua });
+    if (client.options.enableAutoPipelining) {
+      for (const name of [...SCRIPT_NAMES, ...MULTI_GROUP_SCRIPTS]) this.#command(name);
     }
+  }
+
+  #command(name: ScriptName | MultiGroupScriptName, buffers = false): ScriptCommand {
+    const command = commandName(name);
+    if (!this.#defined.has(name)) {
+      const lua = sourceOf(name);
+      // Without numberOfKeys, ioredis takes the key count as the first argument.
+      const numberOfKeys = multiGroup.has(name) ? undefined : NUMBER_OF_KEYS;
+      this.#client.defineCommand(command, numberOfKeys ? { numberOfKeys, lua } : { lua });
+      this.#defined.add(name);
+    }
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    return commands[`${command}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
   }
 
   /** Runs a script; with `buffers`, the reply's strings come as Buffers (exact bytes). */
@@ -147,8 +174,7 @@ export class Scripts {
     args: (string | number | Buffer)[],
     buffers = false,
   ): Promise<unknown> {
-    const commands = this.#client as unknown as Record<string, ScriptCommand>;
-    const command = commands[`${commandName(name)}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
+    const command = this.#command(name, buffers);
     return whileSlotMoves(this.#client, () => command.call(this.#client, ...keys, ...args));
   }
 
@@ -162,15 +188,13 @@ export class Scripts {
     routingKey: string,
     args: (string | number)[],
   ): Promise<unknown> {
-    const commands = this.#client as unknown as Record<string, ScriptCommand>;
-    const command = commands[commandName(name)] as ScriptCommand;
+    const command = this.#command(name);
     return whileSlotMoves(this.#client, () => command.call(this.#client, 1, routingKey, ...args));
   }
 
   /** Runs a stand-alone script with its keys declared (all in one slot on a cluster). */
   runKeys(name: MultiGroupScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const commands = this.#client as unknown as Record<string, ScriptCommand>;
-    const command = commands[commandName(name)] as ScriptCommand;
+    const command = this.#command(name);
     return whileSlotMoves(this.#client, () =>
       command.call(this.#client, keys.length, ...keys, ...args),
     );
@@ -183,7 +207,9 @@ export class Scripts {
     const servers = isCluster(this.#client) ? this.#client.nodes('master') : [this.#client];
     await Promise.all(
       servers.flatMap((server) =>
-        [...loadSources().values()].map((lua) => server.script('LOAD', lua)),
+        [...SCRIPT_NAMES, ...MULTI_GROUP_SCRIPTS].map((name) =>
+          server.script('LOAD', sourceOf(name)),
+        ),
       ),
     );
   }
