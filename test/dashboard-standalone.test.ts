@@ -48,6 +48,8 @@ describe('stand-alone dashboard under steady load', () => {
   let actorRates: number[] = [];
   /** samples of a History reading on cue (see below) */
   let cued: Sample[] = [];
+  /** those of them that read the publish the sample before them read */
+  const readAgain = new Set<Sample>();
 
   beforeAll(async () => {
     launcher = await startActors({
@@ -105,11 +107,14 @@ describe('stand-alone dashboard under steady load', () => {
     const history = new History(read);
     const readOnCue = async () => {
       for (let k = 0; Date.now() - started < loadMs - 1500; k++) {
-        await nextPublish();
+        const at = await nextPublish();
         await history.refresh();
         if (k % 3 !== 2) continue;
         await sleep(300);
         await history.refresh();
+        const again = history.since(0).at(-1);
+        const now = await publishedAt();
+        if (again && now === at) readAgain.add(again);
       }
     };
     await Promise.all([load(), readOnCue()]);
@@ -150,9 +155,20 @@ describe('stand-alone dashboard under steady load', () => {
 
   it('never drops to 0 when a reading finds the publish it read before', () => {
     const rates = throughputs(cued);
+    const shown = `throughputs ${rates.map(Math.round).join(' ')} at ${steady}/s`;
     expect(rates.length).toBeGreaterThan(8);
+    expect(readAgain.size).toBeGreaterThan(2);
+    cued.slice(1).forEach((s, i) => {
+      const before = cued[i] as Sample;
+      // A publish read again keeps the rate the reading before it drew.
+      if (readAgain.has(s)) expect(s.rate, shown).toBe(before.rate);
+      // A new publish draws 0 only where the actors really handled nothing in between: on a
+      // loaded machine (CI runs test files side by side) the test's own adds stall now and then.
+      else if (!((s.rate ?? 0) > steady * 0.3)) expect(s.done, shown).toBe(before.done);
+    });
+    // And that is the exception: most seconds show the rate the messages flow at.
     const low = rates.filter((r) => !(r > steady * 0.3));
-    expect(low, `throughputs ${rates.map(Math.round).join(' ')} at ${steady}/s`).toEqual([]);
+    expect(low.length, shown).toBeLessThanOrEqual(rates.length / 4);
     // Nor does the lateness chart break off there: the publish read again says nothing new.
     const gaps = cued.filter((s) => s.lateness.p99 === null || s.lateness.mean === null);
     expect(gaps.map((s) => s.lateness)).toEqual([]);
