@@ -1,10 +1,12 @@
 // npm run build: a clean dist/ from tsc, the Lua scripts, and one bundled file per worker entry.
 //
-// The build is made in a folder of its own next to dist/ and swapped into place only when it is
-// complete, so a process running from dist/ (tests, a launcher, `npx skyq`) never finds it
-// missing or half written: the old tree is renamed away and the new one renamed in, two
-// rename(2) calls apart. The new tree carries the bin's execute bit and the `.built` stamp that
-// `npm start` (its prestart script) compares with the sources, so a fresh build is never
+// The build is made in a folder of its own next to dist/ and moved in only when it is complete,
+// file by file: rename(2) over an existing file replaces it at once, so a process running from
+// dist/ (tests, a launcher, `npx skyq`) never finds a file missing or half written. (Swapping
+// whole trees, the old one renamed away and the new one renamed in, left dist/ missing for the
+// few µs between the two calls, and a process that looked then failed.) Files the new build no
+// longer has are removed last. The new tree carries the bin's execute bit and the `.built` stamp
+// that `npm start` (its prestart script) compares with the sources, so a fresh build is never
 // rebuilt by the next command. `npm pack` builds first (prepack).
 //
 // Every actor thread is a fresh V8 isolate: loaded as separate modules, ioredis, pino, comlink
@@ -12,8 +14,18 @@
 // per entry is one file instead. The bundles replace tsc's dist/workers/*.js, which is where the
 // launcher starts threads from (src/runtime/worker-path.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const require = createRequire(import.meta.url);
@@ -22,7 +34,6 @@ const WORKERS = ['actor', 'coordinator', 'handler-task'];
 // A fresh folder, so stale outputs (a moved or deleted source) never linger to be loaded by
 // mistake; named by pid, so two builds at once do not write into each other.
 const OUT = `dist.build-${process.pid}`;
-const OLD = `dist.old-${process.pid}`;
 rmSync(OUT, { recursive: true, force: true });
 process.on('exit', () => rmSync(OUT, { recursive: true, force: true }));
 
@@ -74,6 +85,22 @@ await build({
 chmodSync(`${OUT}/src/cli/main.js`, 0o755);
 writeFileSync(`${OUT}/.built`, `${new Date().toISOString()}\n`);
 
-if (existsSync('dist')) renameSync('dist', OLD);
-renameSync(OUT, 'dist');
-rmSync(OLD, { recursive: true, force: true });
+moveInto(OUT, 'dist');
+
+/** Moves every file of `from` to the same place under `to`, then removes what `to` has more. */
+function moveInto(from, to) {
+  const built = new Set(readdirSync(from));
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    const there = lstatSync(target, { throwIfNoEntry: false });
+    // A file that became a folder, or the other way round: the one place with a moment's gap.
+    if (there && there.isDirectory() !== entry.isDirectory()) rmSync(target, { recursive: true });
+    if (entry.isDirectory()) moveInto(source, target);
+    else renameSync(source, target);
+  }
+  for (const name of readdirSync(to)) {
+    if (!built.has(name)) rmSync(join(to, name), { recursive: true, force: true });
+  }
+}
