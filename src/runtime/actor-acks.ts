@@ -40,17 +40,17 @@ export class ActorAcks {
   /** A handler ended: its ack rides on the next poll, or goes after a short pause. */
   ended(): void {
     const { settings, waker, jobs } = this.#parts;
-    // A full actor polls at once (it has room again); a trickle does not cost a call each.
-    const wasFull = jobs.size === settings.concurrency - 1;
-    const many = jobs.finishedCount >= settings.batch;
-    if (wasFull || many || this.#parts.draining()) {
+    if (jobs.finishedCount >= settings.batch || this.#parts.draining()) {
       waker.poke();
-    } else {
-      this.#timer ??= later(() => {
-        this.#timer = undefined;
-        waker.poke();
-      }, ACK_DELAY_MS);
+      return;
     }
+    // A full actor has room again: its loop decides when to claim (actor-claim.ts claimLater).
+    // That claim may wait, so the acks keep their own timer; a trickle costs no call each.
+    if (jobs.size === settings.concurrency - 1) waker.poke();
+    this.#timer ??= later(() => {
+      this.#timer = undefined;
+      waker.poke();
+    }, ACK_DELAY_MS);
   }
 
   /** The actor stops: no timer pokes it any more. */

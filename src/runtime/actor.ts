@@ -11,7 +11,7 @@ import { threadId } from 'node:worker_threads';
 import { ReplyClock } from '../queue/clock.js';
 import type { Queue } from '../queue/queue.js';
 import { ActorAcks } from './actor-acks.js';
-import { ActorClaim } from './actor-claim.js';
+import { ActorClaim, claimLater, WAKE_EARLY_MS } from './actor-claim.js';
 import { ActorLimits } from './actor-limits.js';
 import { ActorModes } from './actor-modes.js';
 import { ActorRounds } from './actor-rounds.js';
@@ -32,8 +32,6 @@ const MAX_ERROR_PAUSE_MS = 5000;
 const HALTED_RECHECK_MS = 1000;
 /** A paused group is looked at again this often, besides the token resume() pushes. */
 const PAUSED_RECHECK_MS = 5000;
-/** Wake this much before the next due time: the claim's round trip fits in it. */
-const WAKE_EARLY_MS = 3;
 /** After the grace, handlers told to stop get this long to do so. */
 const ABORT_GRACE_MS = 1000;
 
@@ -54,6 +52,8 @@ export class Actor {
   #resume: () => void = () => undefined;
   readonly #pauses = new PauseWindows();
   readonly #modes: ActorModes;
+  /** the next due time (Redis ms) the last claim reported: nothing in Redis is due sooner */
+  #nextDue = Number.POSITIVE_INFINITY;
 
   constructor(
     settings: ActorSettings,
@@ -199,11 +199,21 @@ export class Actor {
       this.#pauses.resumed(this.#redisNow());
     }
     let errorPause = ERROR_PAUSE_MS;
+    let waited = false;
     while (this.#modes.looping) {
       const room = this.#settings.concurrency - this.#jobs.size;
       this.#waker.full = room <= 0;
       if (room <= 0) {
         await this.#waker.wait(-1, false);
+        continue;
+      }
+      // Messages leased ahead still to start: the claim can wait for them (claimLater).
+      const at: number | null = waited
+        ? null
+        : claimLater(this.#jobs.waitingUntil, this.#nextDue, this.#redisNow());
+      waited = at !== null;
+      if (at !== null) {
+        await this.#idle(at); // any wake ends it: the acks' timer, a token, a poke
         continue;
       }
       // With a rate limit, the claim leases no more than the tokens taken for it.
@@ -240,6 +250,7 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
+      this.#nextDue = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
       for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length > 0) this.#rounds.busy();
       if (polled.messages.length === max) continue;

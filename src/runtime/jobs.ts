@@ -66,6 +66,11 @@ export class Jobs {
     return this.#inFlight.size;
   }
 
+  /** When the last message leased ahead falls due; null when none waits for its time. */
+  get waitingUntil(): number | null {
+    return this.#startTimer.lastDue;
+  }
+
   get finishedCount(): number {
     return this.#finished.length;
   }

@@ -34,6 +34,11 @@ export class StartTimer<T extends Due> {
     if (item.dueAt < this.#timerAt) this.#arm();
   }
 
+  /** The due time of the last waiting item; null when none waits. */
+  get lastDue(): number | null {
+    return this.#waiting.at(-1)?.dueAt ?? null;
+  }
+
   /** Forgets every waiting item and returns them (shutdown). */
   clear(): T[] {
     clearTimeout(this.#timer);
