@@ -53,7 +53,7 @@ export function registerStart(program: Command): void {
   withConnectionFlags(program.command('start'))
     .description('run one actor per group (and a coordinator) until stopped')
     .option('--only <groups>', 'run only these groups, e.g. 0,3,7')
-    .option('--concurrency <n>', 'handlers running at once per actor', '100')
+    .option('--concurrency <n>', 'messages an actor holds at once (running or leased ahead)', '100')
     .option('--batch <n>', 'most messages leased per poll', '200')
     .option('--lease <duration>', 'lease length, renewed while a handler runs', '30s')
     .option('--timeout <duration>', 'fail a handler that runs longer (0 = no limit)', '10m')

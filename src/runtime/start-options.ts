@@ -27,7 +27,7 @@ import type { WatchSettings } from './watcher.js';
 export interface RuntimeOptions extends QueueOptions {
   /** run actors for these groups only (default: all) */
   only?: number[];
-  /** handlers running at once per actor (default 100) */
+  /** messages an actor holds at once, running or leased ahead of their due time (default 100) */
   concurrency?: number;
   /** most messages one poll leases (default 200) */
   batch?: number;
