@@ -57,4 +57,44 @@ describe('a full actor', () => {
       await queue.close();
     }
   }, 60_000);
+
+  it('claims at once for an add due now while it holds a message leased ahead', async () => {
+    const prefix = freshPrefix('token');
+    const queue = new Queue({ redis: redis.server.url, prefix, groups: 1 });
+    await redis.client.del('starts');
+    const launcher = await startActors({
+      redis: redis.server.url,
+      prefix,
+      groups: 1,
+      logDir: tempDir(),
+      handler: fixture('starts.mjs'),
+      lookaheadMs: 1000,
+    });
+    try {
+      // One due now and one due in 900 ms: one claim leases both (the lookahead is 1 s), and
+      // the second waits for its time in the actor.
+      await queue.addBulk([
+        { body: { first: true }, options: { group: 0 } },
+        { body: { later: true }, options: { group: 0, delay: 900 } },
+      ]);
+      await waitFor('the first start', async () =>
+        (await redis.client.llen('starts')) >= 1 ? true : undefined,
+      );
+      const [now] = await queue.addBulk([{ body: { now: true }, options: { group: 0 } }]);
+      await waitFor('the add due now', async () =>
+        (await redis.client.llen('starts')) >= 2 ? true : undefined,
+      );
+      const first = JSON.parse((await redis.client.lindex('starts', 1)) as string) as {
+        id: string;
+        dueAt: number;
+        startedAt: number;
+      };
+      expect(first.id).toBe(now);
+      // Not after the one leased ahead (~700 ms on): its token ends the actor's wait.
+      expect(first.startedAt - first.dueAt).toBeLessThan(300);
+    } finally {
+      await launcher.stop(0);
+      await queue.close();
+    }
+  }, 30_000);
 });

@@ -199,7 +199,8 @@ export class Actor {
       this.#pauses.resumed(this.#redisNow());
     }
     let errorPause = ERROR_PAUSE_MS;
-    let waited = false;
+    /** the last claim filled the room: the next may wait for what it leased ahead */
+    let filled = false;
     while (this.#modes.looping) {
       const room = this.#settings.concurrency - this.#jobs.size;
       this.#waker.full = room <= 0;
@@ -207,11 +208,12 @@ export class Actor {
         await this.#waker.wait(-1, false);
         continue;
       }
-      // Messages leased ahead still to start: the claim can wait for them (claimLater).
-      const at: number | null = waited
-        ? null
-        : claimLater(this.#jobs.waitingUntil, this.#nextDue, this.#redisNow());
-      waited = at !== null;
+      // Only just after a claim that filled the room: any other wake (a token, the watcher)
+      // may bring work due before what the claim reported, and is claimed for at once.
+      const at = filled
+        ? claimLater(this.#jobs.waitingUntil, this.#nextDue, this.#redisNow())
+        : null;
+      filled = false;
       if (at !== null) {
         await this.#idle(at); // any wake ends it: the acks' timer, a token, a poke
         continue;
@@ -253,7 +255,8 @@ export class Actor {
       this.#nextDue = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
       for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length > 0) this.#rounds.busy();
-      if (polled.messages.length === max) continue;
+      filled = polled.messages.length === max;
+      if (filled) continue;
       // Messages a rate limit holds back go when their name's tokens should be there.
       const retryIn = this.#limits.retryInMs();
       const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
