@@ -11,6 +11,17 @@ import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js
 
 const redis = useRuntimeRedis();
 
+/** One group's launcher recording every start in the list `starts`. */
+const launch = (prefix: string, lookaheadMs?: number) =>
+  startActors({
+    redis: redis.server.url,
+    prefix,
+    groups: 1,
+    logDir: tempDir(),
+    handler: fixture('starts.mjs'),
+    ...(lookaheadMs === undefined ? {} : { lookaheadMs }),
+  });
+
 async function scriptCalls(): Promise<number> {
   const info = await redis.client.info('commandstats');
   return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
@@ -33,13 +44,7 @@ describe('a full actor', () => {
       );
     }
     const before = await scriptCalls();
-    const launcher = await startActors({
-      redis: redis.server.url,
-      prefix,
-      groups: 1,
-      logDir: tempDir(),
-      handler: fixture('starts.mjs'),
-    });
+    const launcher = await launch(prefix);
     try {
       await waitFor('every start', async () =>
         (await redis.client.llen('starts')) >= count ? true : undefined,
@@ -62,14 +67,7 @@ describe('a full actor', () => {
     const prefix = freshPrefix('token');
     const queue = new Queue({ redis: redis.server.url, prefix, groups: 1 });
     await redis.client.del('starts');
-    const launcher = await startActors({
-      redis: redis.server.url,
-      prefix,
-      groups: 1,
-      logDir: tempDir(),
-      handler: fixture('starts.mjs'),
-      lookaheadMs: 1000,
-    });
+    const launcher = await launch(prefix, 1000);
     try {
       // One due now and one due in 900 ms: one claim leases both (the lookahead is 1 s), and
       // the second waits for its time in the actor.

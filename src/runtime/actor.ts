@@ -259,7 +259,7 @@ export class Actor {
       if (filled) continue;
       // Messages a rate limit holds back go when their name's tokens should be there.
       const retryIn = this.#limits.retryInMs();
-      const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
+      const planned = this.#nextDue;
       await this.#idle(retryIn === null ? planned : Math.min(planned, now + retryIn));
     }
   }
