@@ -37,28 +37,12 @@ export const WAKE_EARLY_MS = 3;
  */
 const CLAIM_AHEAD_MS = 10;
 
-/**
- * When an actor that filled its room claims next (Redis ms); null: now. While messages it
- * leased ahead wait for their time (the last due at `lastWaiting`), Redis holds nothing due
- * before the next due time the last claim reported (`nextDue`: now while a backlog waits; an
- * add due sooner sends a token, a raw member brings the watcher's poke), so one claim a little
- * before that, or before its last waiting message, takes a batch. Claiming each time a handler
- * ended took ~3 messages a call in a stream of 2,000 a second, now ~37 (1,814 calls for 6,000
- * messages, now 161: test/runtime-claim-batches), and a call costs Redis ~150 µs besides its
- * messages.
- */
-export function claimLater(
-  lastWaiting: number | null,
-  nextDue: number,
-  now: number,
-): number | null {
-  if (lastWaiting === null) return null;
-  const at = Math.min(lastWaiting - CLAIM_AHEAD_MS, nextDue);
-  return at - now > WAKE_EARLY_MS ? at : null;
-}
-
 export class ActorClaim {
   readonly #parts: ActorClaimParts;
+  /** the next due time (Redis ms) the last claim reported: nothing in Redis is due sooner */
+  #nextDue = Number.POSITIVE_INFINITY;
+  /** the last claim leased all it asked for: the room it had is full */
+  #filled = false;
 
   constructor(parts: ActorClaimParts) {
     this.#parts = parts;
@@ -82,8 +66,11 @@ export class ActorClaim {
         stats.lastError = line;
         log.error({ event: 'format-newer', format: stored }, line);
       }
+      this.#filled = false;
       return null;
     }
+    this.#nextDue = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
+    this.#filled = polled.messages.length === max;
     const received = performance.now();
     stats.redisRtt.record(received - sent);
     clock.observe(polled.now, sent, received);
@@ -100,5 +87,24 @@ export class ActorClaim {
       log.warn(fields, 'malformed message dead-lettered');
     }
     return polled;
+  }
+
+  /**
+   * When an actor whose last claim filled its room claims next (Redis ms); null: now. Asked
+   * once after each claim: any later wake (a token, the watcher's poke) may bring work due
+   * before what that claim reported, and is claimed for at once. While messages it leased ahead
+   * wait for their time (the last due at `lastWaiting`), Redis holds nothing due before the
+   * next due time the last claim reported (now while a backlog waits; an add due sooner sends
+   * a token, a raw member brings the watcher's poke), so one claim a little before that, or
+   * before its last waiting message, takes a batch. Claiming each time a handler ended took ~3
+   * messages a call in a stream of 2,000 a second, now ~37 (1,814 calls for 6,000 messages,
+   * now 161: test/runtime-claim-batches), and a call costs Redis ~150 µs besides its messages.
+   */
+  claimLater(lastWaiting: number | null, now: number): number | null {
+    const filled = this.#filled;
+    this.#filled = false;
+    if (!filled || lastWaiting === null) return null;
+    const at = Math.min(lastWaiting - CLAIM_AHEAD_MS, this.#nextDue);
+    return at - now > WAKE_EARLY_MS ? at : null;
   }
 }

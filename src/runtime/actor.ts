@@ -11,7 +11,7 @@ import { threadId } from 'node:worker_threads';
 import { ReplyClock } from '../queue/clock.js';
 import type { Queue } from '../queue/queue.js';
 import { ActorAcks } from './actor-acks.js';
-import { ActorClaim, claimLater, WAKE_EARLY_MS } from './actor-claim.js';
+import { ActorClaim, WAKE_EARLY_MS } from './actor-claim.js';
 import { ActorLimits } from './actor-limits.js';
 import { ActorModes } from './actor-modes.js';
 import { ActorRounds } from './actor-rounds.js';
@@ -52,8 +52,6 @@ export class Actor {
   #resume: () => void = () => undefined;
   readonly #pauses = new PauseWindows();
   readonly #modes: ActorModes;
-  /** the next due time (Redis ms) the last claim reported: nothing in Redis is due sooner */
-  #nextDue = Number.POSITIVE_INFINITY;
 
   constructor(
     settings: ActorSettings,
@@ -199,8 +197,6 @@ export class Actor {
       this.#pauses.resumed(this.#redisNow());
     }
     let errorPause = ERROR_PAUSE_MS;
-    /** the last claim filled the room: the next may wait for what it leased ahead */
-    let filled = false;
     while (this.#modes.looping) {
       const room = this.#settings.concurrency - this.#jobs.size;
       this.#waker.full = room <= 0;
@@ -208,12 +204,8 @@ export class Actor {
         await this.#waker.wait(-1, false);
         continue;
       }
-      // Only just after a claim that filled the room: any other wake (a token, the watcher)
-      // may bring work due before what the claim reported, and is claimed for at once.
-      const at = filled
-        ? claimLater(this.#jobs.waitingUntil, this.#nextDue, this.#redisNow())
-        : null;
-      filled = false;
+      // Just after a claim that filled the room, the next may wait for what it leased ahead.
+      const at = this.#claim.claimLater(this.#jobs.waitingUntil, this.#redisNow());
       if (at !== null) {
         await this.#idle(at); // any wake ends it: the acks' timer, a token, a poke
         continue;
@@ -252,14 +244,12 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      this.#nextDue = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
       for (const message of polled.messages) this.#jobs.schedule(message, now);
       if (polled.messages.length > 0) this.#rounds.busy();
-      filled = polled.messages.length === max;
-      if (filled) continue;
+      if (polled.messages.length === max) continue;
       // Messages a rate limit holds back go when their name's tokens should be there.
       const retryIn = this.#limits.retryInMs();
-      const planned = this.#nextDue;
+      const planned = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
       await this.#idle(retryIn === null ? planned : Math.min(planned, now + retryIn));
     }
   }
