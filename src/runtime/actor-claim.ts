@@ -28,8 +28,13 @@ export interface ActorClaimParts {
   halt(): boolean;
 }
 
-/** Wake this much before the next due time: the claim's round trip fits in it. */
+/**
+ * An actor wakes at least this long before the next due time, so that its claim's round trip
+ * fits before it (wakeEarlyMs: longer while claims take longer).
+ */
 export const WAKE_EARLY_MS = 3;
+/** How many of the latest claims wakeEarlyMs looks at: a slow one counts for this many more. */
+const TRIPS_KEPT = 8;
 /**
  * An actor claims this long (and WAKE_EARLY_MS) before its last leased-ahead message is due
  * (claimLater): room for the claim's round trip on a loaded machine. At 25,
@@ -43,6 +48,9 @@ export class ActorClaim {
   #nextDue = Number.POSITIVE_INFINITY;
   /** the last claim leased all it asked for: the room it had is full */
   #filled = false;
+  /** the latest claims' round trips (ms), sent to decoded: a ring of TRIPS_KEPT */
+  readonly #trips: number[] = [];
+  #tripAt = 0;
 
   constructor(parts: ActorClaimParts) {
     this.#parts = parts;
@@ -72,6 +80,8 @@ export class ActorClaim {
     this.#nextDue = polled.nextDueAt < 0 ? Number.POSITIVE_INFINITY : polled.nextDueAt;
     this.#filled = polled.messages.length === max;
     const received = performance.now();
+    this.#trips[this.#tripAt] = received - sent;
+    this.#tripAt = (this.#tripAt + 1) % TRIPS_KEPT;
     stats.redisRtt.record(received - sent);
     clock.observe(polled.now, sent, received);
     if (polled.stale.length > 0) {
@@ -105,6 +115,22 @@ export class ActorClaim {
     this.#filled = false;
     if (!filled || lastWaiting === null) return null;
     const at = Math.min(lastWaiting - CLAIM_AHEAD_MS, this.#nextDue);
-    return at - now > WAKE_EARLY_MS ? at : null;
+    return at - now > this.wakeEarlyMs ? at : null;
+  }
+
+  /**
+   * How long before a due time the actor wakes to claim: the slowest of its latest claims
+   * (sent to decoded) and 1 ms, at least WAKE_EARLY_MS. A fixed 3 ms left every message late
+   * by the rest of the round trip wherever a claim takes longer: a Redis a few ms away, and the
+   * first claims of a launcher, whose code is not compiled yet (the first second of `skyq
+   * produce` into a fresh `skyq start` was 20–70 ms late). Waking early costs nothing more:
+   * the claim leases what falls due within the lookahead, and the start timer starts each at
+   * its time. Never more than half the lookahead: a claim must still lease what woke it, or the
+   * actor would claim again and again until it is due.
+   */
+  get wakeEarlyMs(): number {
+    const slowest = Math.max(0, ...this.#trips);
+    const most = Math.max(WAKE_EARLY_MS, this.#parts.settings.lookaheadMs / 2);
+    return Math.min(most, Math.max(WAKE_EARLY_MS, Math.ceil(slowest) + 1));
   }
 }

@@ -11,7 +11,7 @@ import { threadId } from 'node:worker_threads';
 import { ReplyClock } from '../queue/clock.js';
 import type { Queue } from '../queue/queue.js';
 import { ActorAcks } from './actor-acks.js';
-import { ActorClaim, WAKE_EARLY_MS } from './actor-claim.js';
+import { ActorClaim } from './actor-claim.js';
 import { ActorLimits } from './actor-limits.js';
 import { ActorModes } from './actor-modes.js';
 import { ActorRounds } from './actor-rounds.js';
@@ -263,14 +263,13 @@ export class Actor {
     for (;;) {
       // The launcher's watcher reads this: work due before it gets a poke (raw ZADDs send no token).
       this.#stats.plannedAt = plan;
+      const early = this.#claim.wakeEarlyMs;
       // Nothing planned (-1): wait for a token or a poke only.
       const sleep =
-        plan === Number.POSITIVE_INFINITY
-          ? -1
-          : Math.max(0, plan - this.#redisNow() - WAKE_EARLY_MS);
+        plan === Number.POSITIVE_INFINITY ? -1 : Math.max(0, plan - this.#redisNow() - early);
       const reason = await this.#waker.wait(sleep);
       const due = this.#waker.tokenDue;
-      if (reason !== 'token' || due - this.#redisNow() <= WAKE_EARLY_MS) break;
+      if (reason !== 'token' || due - this.#redisNow() <= early) break;
       plan = Math.min(plan, due);
     }
     this.#stats.plannedAt = 0;
