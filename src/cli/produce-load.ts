@@ -1,9 +1,10 @@
 // `skyq produce --count N --spread 2s`: generated load. Message i is due at a uniform random
 // point of the i-th of N equal slices of the spread: as uniform as N independent draws, but
 // made in due order, so what falls due first is in Redis first. The adds follow the spread as
-// a live producer's do: message i goes in about i·spread/N after the start (LEAD_MS early), due
+// a live producer's do: message i goes in about i·spread/N after the start, due LEAD_MS and
 // --delay after that, in calls that grow from a few dozen messages to what 50 ms of the spread
-// holds. Added all at once, the whole spread's adds take the cores while the first messages
+// holds. (The first call too: when the first were due at the start, they went in after it,
+// made by a process whose code was not compiled yet, and were the run's latest starts.) Added all at once, the whole spread's adds take the cores while the first messages
 // fall due, and their lateness measures the producer's burst; --at-once does exactly that
 // (a drain test, or a long spread filled now).
 import { performance } from 'node:perf_hooks';
@@ -45,7 +46,7 @@ const LEAD_MS = 100;
 const SAY_PACE_MS = 10_000;
 
 export const LOAD_HELP = {
-  spread: `with --count: due times spread over delay..delay+spread (default ${DEFAULT_SPREAD}, at most ${describeMs(MAX_SPREAD_MS)})`,
+  spread: `with --count: due times spread over delay..delay+spread, from 0.1 s on when paced (default ${DEFAULT_SPREAD}, at most ${describeMs(MAX_SPREAD_MS)})`,
   bodyBytes: `with --count: body size (default ${DEFAULT_BODY_BYTES})`,
   atOnce:
     'with --count: add them all now, as fast as Redis takes them (default: over the spread, as they fall due)',
@@ -93,6 +94,8 @@ export async function produceLoad(
   const { delay: _delay, ...rest } = common;
   const slice = load.count > 0 ? load.spreadMs / load.count : 0;
   const paced = !load.atOnce && slice > 0;
+  // Paced, the first call goes LEAD_MS before its first message is due, as every other call.
+  const origin = redisStart + (paced ? LEAD_MS : 0);
   if (paced && !quiet && load.spreadMs > SAY_PACE_MS) {
     console.log(
       `adding over ${describeMs(load.spreadMs)}, as they fall due (--at-once adds them all now)`,
@@ -105,11 +108,11 @@ export async function produceLoad(
   let chunk = Math.min(FIRST_CHUNK, perCall);
   for (let done = 0; done < load.count; done += chunk, chunk = Math.min(perCall, chunk * 2)) {
     const size = Math.min(chunk, load.count - done);
-    const sendAt = redisStart + done * slice - LEAD_MS;
+    const sendAt = origin + done * slice - LEAD_MS;
     if (paced && sendAt > redisNow()) await sleep(sendAt - redisNow());
     const items = Array.from({ length: size }, (_, k) => ({
       body,
-      options: { ...rest, runAt: redisStart + delay + (done + k + Math.random()) * slice },
+      options: { ...rest, runAt: origin + delay + (done + k + Math.random()) * slice },
     }));
     await queue.addBulk(items);
   }
