@@ -4,9 +4,10 @@
 // a live producer's do: message i goes in about i·spread/N after the start, due LEAD_MS and
 // --delay after that, in calls that grow from a few dozen messages to what 50 ms of the spread
 // holds. (The first call too: when the first were due at the start, they went in after it,
-// made by a process whose code was not compiled yet, and were the run's latest starts.) Added all at once, the whole spread's adds take the cores while the first messages
-// fall due, and their lateness measures the producer's burst; --at-once does exactly that
-// (a drain test, or a long spread filled now).
+// made by a process whose code was not compiled yet, and were the run's latest starts.)
+// Added all at once, the whole spread's adds take the cores while the first messages fall
+// due, and their lateness measures the producer's burst; --at-once does exactly that (a drain
+// test, or a long spread filled now).
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../base/errors.js';

@@ -36,7 +36,7 @@ export const WAKE_EARLY_MS = 3;
 /** How many of the latest claims wakeEarlyMs looks at: a slow one counts for this many more. */
 const TRIPS_KEPT = 8;
 /**
- * An actor claims this long (and WAKE_EARLY_MS) before its last leased-ahead message is due
+ * An actor claims this long (and wakeEarlyMs) before its last leased-ahead message is due
  * (claimLater): room for the claim's round trip on a loaded machine. At 25,
  * test/runtime-claim-batches made 225 calls instead of 161; the seed's lateness was the same.
  */
@@ -121,12 +121,12 @@ export class ActorClaim {
   /**
    * How long before a due time the actor wakes to claim: the slowest of its latest claims
    * (sent to decoded) and 1 ms, at least WAKE_EARLY_MS. A fixed 3 ms left every message late
-   * by the rest of the round trip wherever a claim takes longer: a Redis a few ms away, and the
-   * first claims of a launcher, whose code is not compiled yet (the first second of `skyq
-   * produce` into a fresh `skyq start` was 20–70 ms late). Waking early costs nothing more:
-   * the claim leases what falls due within the lookahead, and the start timer starts each at
-   * its time. Never more than half the lookahead: a claim must still lease what woke it, or the
-   * actor would claim again and again until it is due.
+   * by the rest of the round trip wherever a claim takes longer: a Redis a few ms away
+   * (test/runtime-wake-margin), and the first claims of a launcher, whose code is not compiled
+   * yet (100 a group due 100 ms after their add: 28–36 ms late at the median, now 20–26).
+   * Waking early costs nothing more: the claim leases what falls due within the lookahead, and
+   * the start timer starts each at its time. Never more than half the lookahead: a claim must
+   * still lease what woke it, or the actor would claim again and again until it is due.
    */
   get wakeEarlyMs(): number {
     const slowest = Math.max(0, ...this.#trips);
