@@ -6,6 +6,7 @@
 // them instead (actor-claim.ts claimLater). Nothing may start early or late for it.
 import { describe, expect, it } from 'vitest';
 import { Queue, startActors } from '../src/index.js';
+import { readStarts, type Start } from './helpers/intake.js';
 import { freshPrefix } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
@@ -50,9 +51,7 @@ describe('a full actor', () => {
         (await redis.client.llen('starts')) >= count ? true : undefined,
       );
       const calls = (await scriptCalls()) - before;
-      const starts = (await redis.client.lrange('starts', 0, -1)).map(
-        (line) => JSON.parse(line) as { id: string; dueAt: number; startedAt: number },
-      );
+      const starts = await readStarts(redis.client);
       expect(new Set(starts.map((s) => s.id)).size).toBe(count);
       expect(starts.filter((s) => s.startedAt < s.dueAt)).toEqual([]);
       // One claim a handler's end would be ~6,000 / 13; in batches it is a few a 50 ms.
@@ -82,11 +81,7 @@ describe('a full actor', () => {
       await waitFor('the add due now', async () =>
         (await redis.client.llen('starts')) >= 2 ? true : undefined,
       );
-      const first = JSON.parse((await redis.client.lindex('starts', 1)) as string) as {
-        id: string;
-        dueAt: number;
-        startedAt: number;
-      };
+      const first = (await readStarts(redis.client))[1] as Start;
       expect(first.id).toBe(now);
       // Not after the one leased ahead (~700 ms on): its token ends the actor's wait.
       expect(first.startedAt - first.dueAt).toBeLessThan(300);

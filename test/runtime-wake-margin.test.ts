@@ -7,17 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { Queue, startActors } from '../src/index.js';
 import { startDelayProxy } from './helpers/delay-proxy.js';
+import { readStarts } from './helpers/intake.js';
 import { freshPrefix } from './helpers/queue.js';
 import { fixture, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 const REPLY_DELAY_MS = 60;
-
-interface Start {
-  id: string;
-  dueAt: number;
-  startedAt: number;
-}
 
 describe('an actor whose claims take long', () => {
   it('wakes that much earlier: a trickle starts a reply delay late, not a round trip', async () => {
@@ -42,9 +37,7 @@ describe('an actor whose claims take long', () => {
           (await redis.client.llen('starts')) > i ? true : undefined,
         );
       }
-      const starts = (await redis.client.lrange('starts', 0, -1)).map(
-        (line) => JSON.parse(line) as Start,
-      );
+      const starts = await readStarts(redis.client);
       expect(starts.map((s) => s.id)).toEqual(ids);
       const late = starts.map((s) => Math.round(s.startedAt - s.dueAt)).sort((a, b) => a - b);
       expect(
