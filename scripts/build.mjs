@@ -11,15 +11,18 @@
 //
 // Every actor thread is a fresh V8 isolate: loaded as separate modules, ioredis, pino, comlink
 // and the rest are hundreds of files to resolve, read and compile per thread. One esbuild bundle
-// per entry is one file instead. The bundles replace tsc's dist/workers/*.js, which is where the
-// launcher starts threads from (src/runtime/worker-path.ts).
+// per entry is one file instead. dist/workers/*.js, where the launcher starts threads from
+// (src/runtime/worker-path.ts), replace tsc's: the piscina task's bundle itself, and for the
+// actor and the coordinator an entry that starts their CommonJS bundle (below).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -29,7 +32,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const require = createRequire(import.meta.url);
-const WORKERS = ['actor', 'coordinator', 'handler-task'];
+const CACHED_WORKERS = ['actor', 'coordinator'];
 
 // A fresh folder, so stale outputs (a moved or deleted source) never linger to be loaded by
 // mistake; named by pid, so two builds at once do not write into each other.
@@ -65,21 +68,63 @@ for (const dir of [`${OUT}/src/lua`, `${OUT}/lua`]) {
 // The dashboard's page (plain HTML, CSS and ES modules) sits next to src/http/page.ts.
 cpSync('src/http/page', `${OUT}/src/http/page`, { recursive: true });
 
-await build({
-  entryPoints: Object.fromEntries(WORKERS.map((name) => [name, `workers/${name}.ts`])),
+/** What every worker bundle is built with; each adds its format, entry and banner. */
+const WORKER_BUNDLE = {
   outdir: `${OUT}/workers`,
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
   sourcemap: false,
   logLevel: 'warning',
+};
+
+// The piscina task stays an ES module: piscina's own thread imports it.
+await build({
+  ...WORKER_BUNDLE,
+  entryPoints: { 'handler-task': 'workers/handler-task.ts' },
+  format: 'esm',
   // CommonJS packages (ioredis, pino) call require() for Node's built-ins; an ES module bundle
   // has no require of its own, so give it one.
   banner: {
     js: "import { createRequire as __skyqCreateRequire } from 'node:module'; const require = __skyqCreateRequire(import.meta.url);",
   },
 });
+
+// The threads the launcher starts are CommonJS bundles, so that V8 can keep their compiled code
+// between starts (src/runtime/bundle-start.ts). import.meta.url, which src/ reads to find the
+// Lua scripts, is the bundle's own file URL; import() of the user's handler stays import().
+for (const name of CACHED_WORKERS) {
+  await build({
+    ...WORKER_BUNDLE,
+    entryPoints: { [`${name}.bundle`]: `workers/${name}.ts` },
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    define: { 'import.meta.url': '__skyqBundleUrl' },
+    // "use strict" first: a directive counts only at the very start, and the sources are ES
+    // modules, strict throughout (esbuild's own one comes after this banner).
+    banner: {
+      js: "'use strict'; const __skyqBundleUrl = require('node:url').pathToFileURL(__filename).href;",
+    },
+  });
+  // tsc's declarations of the entry name its `main`; the entry written below exports nothing.
+  rmSync(`${OUT}/workers/${name}.d.ts`);
+  const bundle = readFileSync(`${OUT}/workers/${name}.bundle.cjs`);
+  const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+  writeFileSync(
+    `${OUT}/workers/${name}.js`,
+    [
+      `// Written by scripts/build.mjs: starts ${name}.bundle.cjs, whose sha-256 begins ${hash},`,
+      "// with V8's code cache of an earlier start (src/runtime/bundle-start.ts).",
+      "import { startBundle } from '../src/runtime/bundle-start.js';",
+      'await startBundle({',
+      `  bundle: new URL('./${name}.bundle.cjs', import.meta.url),`,
+      `  hash: '${hash}',`,
+      "  cacheDir: new URL('../.v8-cache/', import.meta.url),",
+      '});',
+      '',
+    ].join('\n'),
+  );
+}
 
 // tsc writes files 0644; the bin (package.json "bin") must stay runnable as `skyq`.
 chmodSync(`${OUT}/src/cli/main.js`, 0o755);

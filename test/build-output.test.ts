@@ -4,6 +4,7 @@
  * CLI that load nothing but their runtime dependencies (BullMQ and bee-queue are
  * devDependencies for the comparison benchmarks only). Reads the build in dist/.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
@@ -12,11 +13,16 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/runtime.js';
 
 const WORKERS = ['actor', 'coordinator', 'handler-task'];
+/** Started from V8's code cache (src/runtime/bundle-start.ts): a CommonJS bundle and an entry. */
+const BUNDLED = ['actor', 'coordinator'];
 const builtins = new Set(builtinModules);
 const isBuiltin = (path: string) => path.startsWith('node:') || builtins.has(path);
 
 /** Every import of `entry`'s module graph that esbuild left outside it (packages, built-ins). */
-async function externalImports(entry: string): Promise<{ files: string[]; externals: string[] }> {
+async function externalImports(
+  entry: string,
+  format: 'esm' | 'cjs' = 'esm',
+): Promise<{ files: string[]; externals: string[] }> {
   const result = await build({
     entryPoints: [entry],
     absWorkingDir: ROOT,
@@ -24,7 +30,7 @@ async function externalImports(entry: string): Promise<{ files: string[]; extern
     write: false,
     metafile: true,
     platform: 'node',
-    format: 'esm',
+    format,
     packages: 'external',
     logLevel: 'silent',
   });
@@ -43,11 +49,31 @@ describe('npm run build', () => {
   it.each(WORKERS)(
     'bundles workers/%s.ts into one file that imports only Node built-ins',
     async (name) => {
-      const file = join('dist/workers', `${name}.js`);
+      const cjs = BUNDLED.includes(name);
+      const file = join('dist/workers', cjs ? `${name}.bundle.cjs` : `${name}.js`);
       expect(existsSync(join(ROOT, file)), `${file} missing: run npm run build`).toBe(true);
-      const { files, externals } = await externalImports(file);
+      const { files, externals } = await externalImports(file, cjs ? 'cjs' : 'esm');
       expect(files).toEqual([file]);
       expect(externals.filter((path) => !isBuiltin(path))).toEqual([]);
+    },
+  );
+
+  it.each(BUNDLED)(
+    'starts dist/workers/%s.js by its bundle, named by its hash, through bundle-start alone',
+    async (name) => {
+      const entry = readFileSync(join(ROOT, 'dist/workers', `${name}.js`), 'utf8');
+      const bundle = readFileSync(join(ROOT, 'dist/workers', `${name}.bundle.cjs`));
+      const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+      expect(entry).toContain(`hash: '${hash}'`);
+      expect(entry).toContain(`new URL('./${name}.bundle.cjs', import.meta.url)`);
+      // Strict as the ES modules it is made of: the directive counts only as the first statement.
+      expect(bundle.toString('utf8', 0, 13)).toBe("'use strict';");
+      // What the entry loads before the bundle: one small module of Node built-ins only.
+      const { files, externals } = await externalImports(join('dist/workers', `${name}.js`));
+      expect(files.sort()).toEqual(['dist/src/runtime/bundle-start.js', `dist/workers/${name}.js`]);
+      expect(externals.filter((path) => !isBuiltin(path))).toEqual([]);
+      // No declarations of tsc's for an entry that exports nothing.
+      expect(existsSync(join(ROOT, 'dist/workers', `${name}.d.ts`))).toBe(false);
     },
   );
 

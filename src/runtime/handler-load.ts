@@ -13,11 +13,25 @@ export function shownHandler(url: string): string {
   return url.startsWith('file:') ? fileURLToPath(url) : url;
 }
 
+/** import() of a module URL, as some module's own import() does it. */
+export type Importer = (url: string) => Promise<unknown>;
+
+/**
+ * The import() that loads handlers. An actor's bundle runs from V8's code cache
+ * (bundle-start.ts), where an import() compiled into the bundle fails on Node 20 (the cached
+ * code has lost its import callback): its entry hands in the import() of a real module.
+ */
+let load: Importer = (url) => import(url);
+
+export function useImporter(importer: Importer): void {
+  load = importer;
+}
+
 /** import() of the handler module; rejects with one readable line when it cannot load. */
 export async function importModule(url: string): Promise<Record<string, unknown>> {
   const unmute = muteModuleHint();
   try {
-    return (await import(url)) as Record<string, unknown>;
+    return (await load(url)) as Record<string, unknown>;
   } catch (error) {
     const path = shownHandler(url);
     throw errors.actor(`cannot load handler ${path}: ${explain(error as Error, path)}`, error);
