@@ -1,7 +1,8 @@
 // startActors(): the actor runtime, and beside it, when asked, the HTTP server. The
 // composition lives here, above both, so that runtime/ knows nothing of HTTP.
 import { checkHttpOptions, type HttpOptions, serveLauncher } from './http/index.js';
-import { type Launcher, launchActors, type RuntimeOptions } from './runtime/launcher.js';
+import { launchActors } from './runtime/launch.js';
+import type { Launcher, RuntimeOptions } from './runtime/launcher.js';
 import { planStart } from './runtime/start-options.js';
 
 export interface StartOptions extends RuntimeOptions {

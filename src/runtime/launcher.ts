@@ -10,16 +10,17 @@ import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
-import { Queue } from '../queue/queue.js';
-import { connect, ensureReachable } from '../redis/connection.js';
+import { connect } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { PoolJob } from './handler.js';
 import type { LauncherStats } from './launcher-stats.js';
-import { type FileLogger, fileLogger, launcherLogFile } from './logger.js';
+import { launcherLogFile } from './log-names.js';
+import { type FileLogger, fileLogger } from './logger.js';
 import { type Remote, release, remote, serve, transferPort, withTimeout } from './rpc.js';
 import { reportTo, ServerChecks, type ServerState } from './server-checks.js';
-import { planStart, type RuntimeOptions, type StartPlan } from './start-options.js';
+import type { StartPlan } from './start-options.js';
 import { type PoolPort, Supervisor } from './supervisor.js';
+import { lowerHelperThreads } from './thread-priority.js';
 import { workerFile } from './worker-path.js';
 
 export type { ServerState } from './server-checks.js';
@@ -27,8 +28,6 @@ export type { RuntimeOptions } from './start-options.js';
 
 /** How long start waits for the servers' policy and clock before going on without them. */
 const START_CHECK_MS = 5000;
-/** How long start waits for the data format check (as long as for an actor to be ready). */
-const FORMAT_CHECK_MS = 15_000;
 
 /** A server started beside the launcher (src/start.ts's HTTP server), closed first on stop. */
 export interface AttachedServer {
@@ -60,6 +59,8 @@ export class Launcher {
   #stopped: Promise<void> | null = null;
   #paused = false;
   #checks: ServerChecks | null = null;
+  /** gives back this launcher's hold on Node's helper threads' priority (thread-priority.ts) */
+  #helpers: () => void = () => undefined;
   /** the HTTP server, when started with the `http` option (set by src/start.ts) */
   http: AttachedServer | null = null;
 
@@ -140,6 +141,7 @@ export class Launcher {
     await this.#coordinatorWorker?.terminate();
     await this.#pool?.destroy();
     this.#checkClient?.disconnect();
+    this.#helpers();
     this.#log.logger.info({ event: 'stopped', released }, 'launcher stopped');
     // The process may go on (a library user, a benchmark): its fd and exit listener go back.
     this.#log.close();
@@ -175,6 +177,7 @@ export class Launcher {
   /** @internal Starts the coordinator, the pool and one supervised actor per group. */
   async _start(data: CoordinatorData, paused: boolean): Promise<void> {
     const plan = this.#plan;
+    this.#helpers = lowerHelperThreads(plan.actorNice);
     const worker = new Worker(workerFile('coordinator'), { workerData: data });
     this.#coordinatorWorker = worker;
     await withTimeout(
@@ -256,52 +259,4 @@ export class Launcher {
     if (!this.#coordinator) throw errors.closed('launcher');
     return this.#coordinator;
   }
-}
-
-/**
- * The data format, checked (and raised to ours) before anything starts: the coordinator's intake
- * writes into the groups, and would before an actor could refuse data a newer skyq wrote.
- */
-async function checkDataFormat(options: QueueOptions): Promise<void> {
-  const queue = new Queue({ ...options, warnEviction: false });
-  try {
-    await withTimeout(queue.ready(), FORMAT_CHECK_MS, 'the data format check');
-  } finally {
-    await queue.close();
-  }
-}
-
-/** Starts the actors and the coordinator; resolves when every actor said it is ready. */
-export async function launchActors(options: RuntimeOptions = {}): Promise<Launcher> {
-  const plan = planStart(options);
-  // One quick look before any thread starts: no Redis fails the start in seconds, with the
-  // reason, not once per actor after each one's connection gave up.
-  await ensureReachable(plan.queue);
-  const launcher = new Launcher(plan);
-  try {
-    await launcher._checkServers();
-    await checkDataFormat(plan.queue);
-    await launcher._start(
-      {
-        launcherId: launcher.id,
-        host: hostname(),
-        pid: process.pid,
-        startedAt: Date.now(),
-        groups: plan.groups,
-        queue: plan.queue,
-        publish: plan.publish,
-        publishEveryMs: 1000,
-        watch: plan.watch,
-        intake: plan.intake,
-        zsetIntake: plan.zsetIntake,
-        logDir: plan.logDir,
-        logLevel: plan.logLevel,
-      },
-      options.paused === true,
-    );
-  } catch (error) {
-    await launcher.stop(0);
-    throw error;
-  }
-  return launcher;
 }
