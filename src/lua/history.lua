@@ -81,7 +81,7 @@ local function trimHistory(retention, now, budget)
   -- Records of ids that are pending again (added anew) or dead belong to that message.
   local delayed = bulkRead('ZMSCORE', delayedKey, old)
   local live = bulkRead('HMGET', dueKey, old)
-  local dead = bulkRead('ZMSCORE', deadKey, old)
+  local dead = redis.call('EXISTS', deadKey) == 1 and bulkRead('ZMSCORE', deadKey, old) or {}
   local gone = {}
   for i = 1, #old do
     if not (delayed[i] or live[i] or dead[i]) then
@@ -89,7 +89,7 @@ local function trimHistory(retention, now, budget)
     end
   end
   if #gone > 0 then
-    forget(gone)
+    forget(gone, true) -- none of them is leased: live says so
   end
   return #old
 end

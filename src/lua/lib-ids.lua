@@ -89,8 +89,9 @@ local function forgetReports(ids)
   end
 end
 
--- Forget everything stored for these ids except set memberships.
-local function forget(ids)
+-- Forget everything stored for these ids except set memberships. `unleased`: the
+-- caller knows none of them has a lease entry (its HDEL would only look them up).
+local function forget(ids, unleased)
   -- Never the placeholder field, which a raw member may be named like (see claim.lua).
   for i = 1, #ids do
     if ids[i] == KEEP_FIELD then
@@ -108,7 +109,9 @@ local function forget(ids)
     return
   end
   bulk('HDEL', msgKey, ids)
-  bulk('HDEL', dueKey, ids)
+  if not unleased then
+    bulk('HDEL', dueKey, ids)
+  end
   dropBigs(ids)
   if redis.call('EXISTS', preKey) == 1 then
     bulk('HDEL', preKey, ids)

@@ -106,8 +106,12 @@ local function bulk(cmd, key, list)
   end
 end
 
--- HMGET / ZMSCORE over a long list, results in list order.
+-- HMGET / ZMSCORE over a long list, results in list order. A list of one chunk (nearly
+-- every call) takes the reply as it is: copying it made a table of garbage a read.
 local function bulkRead(cmd, key, list)
+  if #list <= CHUNK then
+    return #list > 0 and redis.call(cmd, key, unpack(list)) or {}
+  end
   local out = {}
   for i = 1, #list, CHUNK do
     local last = math.min(i + CHUNK - 1, #list)
