@@ -4,8 +4,16 @@
  * actors all connect through the sentinels (`sentinel: { nodes, master }`, `--sentinel …
  * --sentinel-master …`). The replica is promoted and the old master turned into its replica;
  * everyone must find the new master by themselves. In flight: the leased messages, read right
- * before the failover. Every acknowledged id is counted: 0 lost, duplicates ≤ in flight, and
- * adds are acknowledged again within RESUME_MS of Sentinel naming the new master.
+ * before the failover, and those claimed on the old master after that, until the switch. Every
+ * acknowledged id is counted: 0 lost, duplicates ≤ in flight, and adds are acknowledged again
+ * within RESUME_MS of Sentinel naming the new master.
+ *
+ * The one window no client can close (docs/clusters.md): the old master stays up, so what it
+ * acknowledged between the replica's promotion and the switch is wiped by its resync, unless
+ * the actors consumed it first. They mostly do (these messages are due at once), but not on a
+ * machine too busy to claim within that second (a CI run lost one add call of 8, by all signs
+ * there). So adds acknowledged from the failover to LATE_MS past the switch are counted apart
+ * and reported; every other one must be handled. sentinel-switch.test.ts measures the window.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -19,19 +27,23 @@ import { startFlow } from './helpers/flow.js';
 import { saveCost } from './helpers/results.js';
 import { MASTER_NAME, type SentinelSetup, startSentinels } from './helpers/sentinel.js';
 import {
-  expectNoneLost,
+  account,
+  finishesWithin,
   firstClaimedAfter,
   hexOf,
   lastFinishOf,
   leasedIds,
   TALLY,
   tokenMarks,
+  waitAllFinished,
 } from './helpers/tally.js';
 
 const PREFIX = 'sn';
 const GROUPS = 4;
 /** From Sentinel naming the new master to adds acknowledged again (producer and CLI). */
 const RESUME_MS = 5000;
+/** An add acknowledged this long after the switch was seen was sent after it: never lost. */
+const LATE_MS = 250;
 
 let setup: SentinelSetup;
 let recorder: RedisServerHandle;
@@ -103,7 +115,7 @@ describe('Sentinel failover', () => {
     }
   });
 
-  it('producers and actors follow the new master: 0 acknowledged adds lost', async () => {
+  it('producers and actors follow the new master: 0 lost outside the switch window', async () => {
     const sentinel = {
       nodes: setup.sentinels,
       master: MASTER_NAME,
@@ -121,6 +133,14 @@ describe('Sentinel failover', () => {
       { SKYQ_REDIS_PASSWORD: setup.password, SKYQ_SENTINEL_PASSWORD: setup.sentinelPassword },
     );
     const cliIds = () => [...cli.stdout().matchAll(/^added (\S+)$/gm)].map((m) => m[1] as string);
+    // When each line of the CLI's arrived: when its add was acknowledged, near enough.
+    const cliAckedAt: number[] = [];
+    let partial = '';
+    cli.child.stdout?.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (/^added \S+$/.test(line)) cliAckedAt.push(Date.now());
+    });
     let lines = 0;
     const feeder = setInterval(() => cli.child.stdin?.write(`line ${++lines}\n`), 40);
     let launcher: Launcher | undefined;
@@ -161,14 +181,40 @@ describe('Sentinel failover', () => {
       cli.child.stdin?.end('quit\n');
       const ended = await cli.done;
 
+      expect(cliAckedAt.length).toBe(cliIds().length);
       const acked = [...flow.acked, ...cliIds()].map(hexOf);
-      const { finishes, result } = await expectNoneLost(record, acked, leased);
+      const times = [...flow.ackedAt, ...cliAckedAt];
+      const ackedAt = new Map(acked.map((h, i) => [h, times[i]]));
+      const inWindow = (h: string) => {
+        const at = ackedAt.get(h) ?? Number.NaN;
+        return at >= faultAt && at <= switchedAt + LATE_MS;
+      };
+      const outside = acked.filter((h) => !inWindow(h));
+      expect(outside.length).toBeGreaterThan(acked.length / 2);
+      await waitAllFinished(record, outside, 60_000);
+      const finishes = await finishesWithin(record, acked, 5000);
+      const result = account(acked, finishes);
+      const windowLost = result.lost.filter(inWindow);
+      expect(result.lost.filter((h) => !inWindow(h))).toEqual([]);
+      // In flight: leased when read, or claimed on the old master after that (before skyq left
+      // it): an ack the old master took after the promotion is wiped with it, so the message
+      // runs again. On a busy machine that second is hundreds of claims.
+      const inFlight = new Set(leased);
+      for (const f of finishes) {
+        if (f.k > (marks[f.g] ?? 0) && f.s <= switchedAt + LATE_MS) inFlight.add(f.h);
+      }
+      const strays = result.duplicated.filter((h) => !inFlight.has(h));
+      const startsOf = (h: string) =>
+        finishes.filter((f) => f.h === h).map((f) => ({ k: f.k, s: f.s - faultAt }));
+      expect(strays.slice(0, 3).map(startsOf), `switch at ${switchedAt - faultAt} ms`).toEqual([]);
+      expect(result.duplicates).toBeLessThanOrEqual(inFlight.size);
       const resumedAt = firstClaimedAfter(finishes, marks, undefined, switchedAt);
       const figures = {
         switchMs: switchedAt - faultAt,
         queueBackMs: queueBack - switchedAt,
         cliBackMs: cliBack - switchedAt,
         consumedMs: Math.round(resumedAt - switchedAt),
+        windowLost: windowLost.length,
         refused: flow.refused(),
         cliRefused: (ended.stderr.match(/^refused line/gm) ?? []).length,
       };
@@ -183,7 +229,7 @@ describe('Sentinel failover', () => {
         fault:
           'SENTINEL FAILOVER of a master with one replica and three sentinels (clients connect through the sentinels)',
         messages: acked.length,
-        inFlight: leased.size,
+        inFlight: inFlight.size,
         recoveryMs: Math.round(resumedAt - faultAt),
         allBackMs: leased.size > 0 ? Math.max(0, Math.round(allBack - faultAt)) : null,
         duplicates: result.duplicates,
@@ -194,7 +240,8 @@ describe('Sentinel failover', () => {
           `${figures.cliBackMs} ms later (skyq produce), the actors claimed again after ` +
           `${figures.consumedMs} ms; ${figures.refused + figures.cliRefused} adds refused ` +
           `meanwhile (not acknowledged); ${result.unexpected} messages whose add was not ` +
-          'acknowledged were handled too',
+          `acknowledged were handled too; ${windowLost.length} acknowledged by the old master ` +
+          'between the promotion and the switch were wiped by its resync before being consumed',
       });
     } finally {
       clearInterval(feeder);

@@ -13,8 +13,13 @@
  * Every skyq connection leaves the old master within LEAVE_MS of Sentinel naming the new one
  * (it listens for +switch-master), so nothing acknowledged after that is lost. What the old
  * master acknowledged between the promotion (some 0.2 s in) and the switch is lost unless the
- * servers refuse writes without a replica (min-replicas-to-write 1): then 0 are lost, and with
- * a single replica the new master refuses writes too until the old one has resynced.
+ * servers refuse writes without a replica (min-replicas-to-write 1), and with a single replica
+ * the new master refuses writes too until the old one has resynced. That setting leaves the
+ * instant of the promotion itself: an add the old master took while its replica was still
+ * there but that the replica had not received when it was promoted (replication is
+ * asynchronous), or that came before the old master saw its replica go. A loaded machine lost
+ * one add there in three runs. So with it, what is lost must have been acknowledged within
+ * NEAR_MS of the promotion; without it, the losses spread over the second up to the switch.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -37,6 +42,8 @@ const LEAVE_MS = 1000;
 const LATE_MS = 250;
 /** `skyq produce` ends this soon after `quit` (a connection left open would hold it). */
 const EXIT_MS = 10_000;
+/** With min-replicas-to-write 1, a lost add was acknowledged this close to the promotion. */
+const NEAR_MS = 500;
 
 let setup: SentinelSetup | undefined;
 
@@ -127,6 +134,7 @@ async function failOverWhileAdding(s: SentinelSetup) {
 
     const faultAt = Date.now();
     await s.ask('SENTINEL', 'FAILOVER', MASTER_NAME);
+    let promotedAt = Number.POSITIVE_INFINITY;
     let switchedAt = Number.POSITIVE_INFINITY;
     let leftAt = Number.POSITIVE_INFINITY;
     // Over once the old master replicates the new one: what it took meanwhile is gone.
@@ -134,6 +142,9 @@ async function failOverWhileAdding(s: SentinelSetup) {
       'the old master to be a replica of the new one, in sync',
       async () => {
         const now = Date.now();
+        if (promotedAt === Number.POSITIVE_INFINITY) {
+          if (/role:master/.test(await newMaster.info('replication'))) promotedAt = now;
+        }
         if (switchedAt === Number.POSITIVE_INFINITY) {
           if ((await s.masterPort()) === s.replica.port) switchedAt = now;
         } else if (leftAt === Number.POSITIVE_INFINITY && (await skyqClients(oldMaster)) === 0)
@@ -157,6 +168,7 @@ async function failOverWhileAdding(s: SentinelSetup) {
     const since = (at: number) => (Number.isFinite(at) ? at - faultAt : null);
     const lostAt = lost.map(({ at }) => at);
     const figures = {
+      promotedMs: since(promotedAt),
       switchMs: since(switchedAt),
       leftMs: since(leftAt),
       syncedMs: since(syncedAt),
@@ -169,7 +181,7 @@ async function failOverWhileAdding(s: SentinelSetup) {
     };
     expect(ended.stderr).not.toContain(s.password);
     expect(ended.stderr).not.toContain(s.sentinelPassword);
-    return { figures, lost, switchedAt, leftAt };
+    return { figures, lost, promotedAt, switchedAt, leftAt };
   } finally {
     cli.kill();
     await launcher?.stop(1000);
@@ -192,7 +204,7 @@ describe('Sentinel switch with the old master alive', () => {
     expect(figures.ackedAfterSync).toBeGreaterThan(0);
   });
 
-  it('with min-replicas-to-write 1 on the servers: 0 acknowledged adds lost', async () => {
+  it('with min-replicas-to-write 1 on the servers: none lost but at the promotion itself', async () => {
     const s = await startSentinels();
     setup = s;
     for (const port of [s.master.port, s.replica.port]) {
@@ -200,11 +212,11 @@ describe('Sentinel switch with the old master alive', () => {
       await server.config('SET', 'min-replicas-to-write', '1');
       server.disconnect();
     }
-    const { figures, lost, switchedAt, leftAt } = await failOverWhileAdding(s);
+    const { figures, lost, promotedAt, switchedAt, leftAt } = await failOverWhileAdding(s);
     console.log(`sentinel switch, min-replicas-to-write 1: ${JSON.stringify(figures)}`);
     expect(leftAt - switchedAt).toBeLessThan(LEAVE_MS);
-    const some = lost.slice(0, 5).map(({ id }) => id);
-    expect(lost.length, `acknowledged adds lost, e.g. ${some.join(' ')}`).toBe(0);
+    const far = lost.filter(({ at }) => Math.abs(at - promotedAt) > NEAR_MS);
+    expect(far, 'acknowledged away from the promotion, and lost').toEqual([]);
     // Refusing every add would lose none too: producers are back once the old master synced.
     expect(figures.ackedAfterSync).toBeGreaterThan(0);
   });
