@@ -14,6 +14,7 @@ import {
   axeViolations,
   type OpenBrowser,
   openBrowser,
+  placedBoxes,
 } from './helpers/browser.js';
 import { httpLauncher } from './helpers/http.js';
 import { useRuntimeRedis, waitFor } from './helpers/runtime.js';
@@ -126,18 +127,18 @@ describe('the page at 1280 and 420 px', () => {
   it('keeps each row’s id beside its buttons at 420 px', async () => {
     await page.setViewportSize({ width: 420, height: 900 });
     await tab('delayed');
-    for (const selector of [
+    const boxes = await placedBoxes(page, [
       '#jobs tbody tr:first-child .id-link',
       '#jobs tbody tr:first-child button[data-action="cancel"]',
       '#dead tbody tr:first-child .id-link',
       '#dead tbody tr:first-child input[type=checkbox]',
       '#groups tbody tr:first-child button.toggle',
       '#schedules tbody tr:first-child button',
-    ]) {
-      const box = await page.locator(selector).boundingBox();
-      expect(box, selector).not.toBeNull();
-      expect(box?.x ?? -1, selector).toBeGreaterThanOrEqual(0);
-      expect((box?.x ?? 0) + (box?.width ?? 0), selector).toBeLessThanOrEqual(420);
+    ]);
+    for (const box of boxes) {
+      expect(box.found && box.visible, box.selector).toBe(true);
+      expect(box.x, box.selector).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, box.selector).toBeLessThanOrEqual(420);
     }
     // A card shows each value under its column's name.
     const label = await page

@@ -84,3 +84,40 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     }));
   });
 }
+
+export interface PlacedBox {
+  selector: string;
+  found: boolean;
+  /** left edge, and the right edge of the box's first pixel (a wide box may run past it) */
+  x: number;
+  right: number;
+  width: number;
+  visible: boolean;
+}
+
+/**
+ * Where each selector's first element lies, measured in one step in the page. The dashboard
+ * redraws its charts and tables on every poll: an element a locator found in one call and
+ * measured in the next may have been replaced in between, and its box reads as null.
+ */
+export async function placedBoxes(page: Page, selectors: string[]): Promise<PlacedBox[]> {
+  // First each is there (as a locator's measure waited for it); a redraw after this replaces
+  // it with another that the measure below finds.
+  for (const selector of selectors)
+    await page.locator(selector).first().waitFor({ state: 'attached' });
+  return page.evaluate(
+    (all) =>
+      all.map((selector) => {
+        const element = document.querySelector(selector);
+        if (!element) return { selector, found: false, x: -1, right: -1, width: 0, visible: false };
+        const rect = element.getBoundingClientRect();
+        const visible =
+          rect.width > 0 &&
+          rect.height > 0 &&
+          element.checkVisibility({ checkVisibilityCSS: true });
+        const right = rect.x + Math.min(rect.width, 1);
+        return { selector, found: true, x: rect.x, right, width: rect.width, visible };
+      }),
+    selectors,
+  );
+}
