@@ -102,10 +102,13 @@ describe.each([
     );
   });
 
-  it('an item pushed onto an idle list starts at once, not on a poll (p99 under 500 ms)', async () => {
+  it('an item pushed onto an idle list starts at once, not on a poll (p50 under 250 ms, p90 under 500)', async () => {
     const prefix = freshPrefix('in');
     const list = `${prefix}:idle`;
-    launcher = await launch(prefix, [list], { watchMs: 0 });
+    // Not niced: beside other busy processes (CI runs three test files at once) a nice-10
+    // actor gets a tenth of a nice-0 one's CPU share, and its starts wait for the core, not for
+    // the intake (p90 370-456 ms beside four busy loops; 15 ms with the actors at nice 0).
+    launcher = await launch(prefix, [list], { watchMs: 0, actorNice: 0 });
     await new Promise((resolve) => setTimeout(resolve, 1500)); // idle: every blocker waits in Redis
     const pushedAt = new Map<string, number>();
     const writer = plainClient(target);
@@ -123,14 +126,20 @@ describe.each([
       return all.length >= 100 ? all : undefined;
     });
     const waits = starts.map((s) => s.startedAt - (pushedAt.get(s.body as string) as number));
-    const p99 = percentile(waits, 99);
+    const [p50, p90, p99] = [50, 90, 99].map((q) => percentile(waits, q)) as [
+      number,
+      number,
+      number,
+    ];
     console.log(
-      `intake idle start: p50 ${percentile(waits, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...waits).toFixed(1)} ms`,
+      `intake idle start: p50 ${p50.toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...waits).toFixed(1)} ms`,
     );
     // The guarantee is that an idle list is waited on in Redis, not polled: a loop that sleeps
-    // 1 s when empty (the designs skyq replaces) has a p99 near 1 s. How fast a start is on two
-    // shared cores is machine speed: p99 was 15-70 ms here, 129 and 313 ms at a load average of 22.
-    expect(p99).toBeLessThan(500);
+    // 1 s when empty (the designs skyq replaces) starts items uniformly over that second, p50
+    // ~500 ms and p90 ~900. Alone here p50 is ~5 ms and p90 6-15; the p99 of 100 starts is
+    // the slowest one, which a loaded machine can push past any bound a poll would fail.
+    expect(p50).toBeLessThan(250);
+    expect(p90).toBeLessThan(500);
   });
 
   it('binary items keep their exact bytes; an over-size one is a dead letter with its bytes', async () => {
