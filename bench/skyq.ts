@@ -7,6 +7,7 @@ import { type Launcher, Queue, type StartOptions } from '../src/index.js';
 import { listenForStarts } from './handler-starts.js';
 import { actorLatenessP99 } from './launcher-figures.js';
 import { diffFigures, type RedisFigures, redisFigures, sumFigures } from './measures.js';
+import type { SkyqShape } from './skyq-shape.js';
 import {
   BENCH_HANDLER,
   BENCH_NAMED_HANDLER,
@@ -30,14 +31,7 @@ import {
   type WorkloadOptions,
 } from './workloads.js';
 
-export interface SkyqShape {
-  actors: number;
-  concurrency: number;
-  batch: number;
-}
-
-/** What `npm run bench` compares with; bench/targets.ts uses startActors' own defaults. */
-export const DEFAULT_SKYQ_SHAPE: SkyqShape = { actors: 10, concurrency: 500, batch: 500 };
+export { DEFAULT_SKYQ_SHAPE, type SkyqShape } from './skyq-shape.js';
 
 export interface SkyqRunOptions {
   /** actors, concurrency, batch; what is left out takes startActors' defaults */

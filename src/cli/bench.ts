@@ -2,10 +2,8 @@
 // starts), driving the real actor runtime. Prints a progress bar while it
 // runs, then a table (or --json) of the figures.
 
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { formatResultsTable, producerLine } from '../../bench/report.js';
-import { DEFAULT_SKYQ_SHAPE, runSkyq, type SkyqShape } from '../../bench/skyq.js';
+import { DEFAULT_SKYQ_SHAPE, type SkyqShape } from '../../bench/skyq-shape.js';
 import {
   assertLoopback,
   defaultWorkload,
@@ -15,7 +13,6 @@ import {
 import { errors } from '../base/errors.js';
 import { redactUrl } from '../base/redact.js';
 import { checkRedisUrl } from '../redis/connection.js';
-import { startRedisServer } from '../redis/server.js';
 import { parseCount, parseDuration, parsePositiveCount } from './duration.js';
 
 interface BenchFlags {
@@ -84,7 +81,15 @@ export function registerBench(program: Command): void {
       const idleMs = parseDuration(flags.idle, 'idle');
       // These runs flood the server they load: refuse any other before starting anything.
       if (flags.redis !== undefined) assertLoopback(checkRedisUrl(flags.redis));
-      const server = flags.redis ? null : await startRedisServer();
+      // Loaded when the command runs, not when it registers (main.ts).
+      const [{ Presets, SingleBar }, { formatResultsTable, producerLine }, { runSkyq }, servers] =
+        await Promise.all([
+          import('cli-progress'),
+          import('../../bench/report.js'),
+          import('../../bench/skyq.js'),
+          import('../redis/server.js'),
+        ]);
+      const server = flags.redis ? null : await servers.startRedisServer();
       const url = flags.redis ?? (server?.url as string);
       const out = flags.json ? process.stderr : process.stdout;
       const bar = new SingleBar(

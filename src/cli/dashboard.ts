@@ -1,7 +1,7 @@
 // skyq dashboard: the web dashboard on its own, showing every launcher that publishes its
 // figures to this Redis, and /metrics of them all (one scrape target for every launcher). Also the --http / --auth-token flags `skyq start` shares.
 import type { Command } from 'commander';
-import { checkHttpOptions, type HttpOptions, serveDashboard } from '../http/index.js';
+import type { HttpOptions } from '../http/index.js';
 import { PUBLIC_URL_ENV, TOKEN_ENV } from '../http/policy.js';
 import { ensureReachable } from '../redis/connection.js';
 import { type ConnectionFlags, queueOptions, readFromLine, withConnectionFlags } from './common.js';
@@ -36,6 +36,8 @@ export function registerDashboard(program: Command): void {
     .option('--public-url <url>', PUBLIC_URL_HELP)
     .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: ConnectionFlags & HttpFlags & { allowEviction?: boolean }) => {
+      // Loaded when the command runs, not when it registers (main.ts).
+      const { checkHttpOptions, serveDashboard } = await import('../http/index.js');
       const options = queueOptions(flags, 'long-running');
       const http = { ...httpOptions(flags), allowEviction: flags.allowEviction === true };
       checkHttpOptions(http); // a bad --http, token or --public-url is said before connecting

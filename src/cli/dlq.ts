@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { PageOrder } from '../queue/page-order.js';
-import { Queue } from '../queue/queue.js';
+import type { Queue } from '../queue/queue.js';
 import {
   type ConnectionFlags,
   layoutFlags,
@@ -146,6 +146,7 @@ export function registerCancel(program: Command): void {
       'cancel a delayed or ready message, or a waiting flow parent with its pending children',
     )
     .action(async (id: string, flags: ConnectionFlags) => {
+      const { Queue } = await import('../queue/queue.js');
       const queue = new Queue(queueOptions(flags));
       try {
         const done = await queue.cancel(id);

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
-import { actorLogFile, DEFAULT_LOG_DIR } from '../runtime/logger.js';
+import { actorLogFile, DEFAULT_LOG_DIR } from '../runtime/log-names.js';
 import { parseCount } from './duration.js';
 import { LogFollower } from './log-follow.js';
 import { formatLogLine, LOG_LEVEL_NUMBERS, type LogFilter } from './log-format.js';

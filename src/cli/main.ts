@@ -36,6 +36,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
+// Every command registers at each run, for its help and flags. What a command runs on (the
+// queue, the runtime, the HTTP server, the bench) loads in its action, so that `--version` or
+// `skyq get` does not load the others: they cost every run half a second (test/cli-load).
 registerStart(program);
 registerProduce(program);
 registerStats(program);

@@ -4,7 +4,7 @@
 // once, then keeps reconnecting through outages, however long, as the launcher does.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from '../queue/queue.js';
+import type { Queue } from '../queue/queue.js';
 import { ensureReachable } from '../redis/connection.js';
 import { isConnectionLoss } from '../redis/failure.js';
 import { type ConnectionFlags, queueOptions } from './common.js';
@@ -15,6 +15,8 @@ export async function withQueue<T>(
   until: 'done' | 'stopped' = 'done',
 ): Promise<T> {
   if (until === 'stopped') await ensureReachable(queueOptions(flags));
+  // Loaded when a command runs, not when it registers (main.ts).
+  const { Queue } = await import('../queue/queue.js');
   const queue = new Queue(queueOptions(flags, until === 'done' ? 'one-shot' : 'long-running'));
   try {
     return await work(queue);

@@ -19,7 +19,7 @@ import type { ActorSettings } from './actor-types.js';
 import { handlerUrl } from './handler.js';
 import { beatEveryMs } from './hang-watch.js';
 import type { KeyspaceMode } from './keyspace.js';
-import { DEFAULT_LOG_DIR } from './logger.js';
+import { DEFAULT_LOG_DIR } from './log-names.js';
 import { DEFAULT_ACTOR_NICE } from './thread-priority.js';
 import type { WatchSettings } from './watcher.js';
 
