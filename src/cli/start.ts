@@ -5,9 +5,9 @@ import { errors } from '../base/errors.js';
 import { parseKeepDead, parseKeepDone } from '../queue/history/retention.js';
 import { checkRateLimit, describeRateLimit, parseRateLimit } from '../queue/ratelimit/spec.js';
 import { describeTarget, ensureReachable } from '../redis/connection.js';
-import { checkLogLevel } from '../runtime/logger.js';
+import { checkLogLevel } from '../runtime/log-names.js';
 import { DEFAULT_ACTOR_NICE } from '../runtime/thread-priority.js';
-import { checkStartOptions, type StartOptions, startActors } from '../start.js';
+import type { StartOptions } from '../start.js';
 import { type ConnectionFlags, noRedisNamed, queueOptions, withConnectionFlags } from './common.js';
 import {
   ALLOW_EVICTION_HELP,
@@ -80,7 +80,7 @@ export function registerStart(program: Command): void {
     )
     .option(
       '--actor-nice <n>',
-      'nice steps each actor thread lowers its priority by, so a producer keeps the cores (Linux; 0 where other busy processes share them)',
+      "nice steps the actor threads and Node's helper threads go below the launcher's, so a producer keeps the cores (Linux; 0 where other busy processes share them)",
       String(DEFAULT_ACTOR_NICE),
     )
     .option(
@@ -92,6 +92,8 @@ export function registerStart(program: Command): void {
     .option('--public-url <url>', PUBLIC_URL_HELP)
     .option('--allow-eviction', ALLOW_EVICTION_HELP)
     .action(async (flags: StartFlags) => {
+      // Loaded when the command runs, not when it registers (main.ts).
+      const { checkStartOptions, startActors } = await import('../start.js');
       // Every flag is checked before any server starts or anything is printed.
       const options = startOptionsOf(flags);
       checkStartOptions(options);
@@ -106,6 +108,27 @@ export function registerStart(program: Command): void {
           await embedded?.stop();
           throw error;
         });
+      // Ctrl-C drains from the moment the launcher runs: a caller that signals as soon as it
+      // reads the ready line below must not meet Node's default, which kills without draining.
+      let signals = 0;
+      const shutdown = async (signal: string) => {
+        signals++;
+        if (signals > 1) {
+          console.log(`skyq: second ${signal}, exiting now`);
+          process.exit(130);
+        }
+        console.log(`skyq: ${signal}: draining (another signal exits at once)`);
+        await launcher.stop();
+        // Said, since the server's data then sits unused in its folder until the next start.
+        const also =
+          (await embedded?.stop()) === true
+            ? `, and the embedded redis-server it ran (its data stays in ${embedded?.dir})`
+            : '';
+        console.log(`skyq: stopped${also}`);
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
       const where = describeTarget(options);
       console.log(
         `skyq: ${launcher.groups.length} ${launcher.groups.length === 1 ? 'actor' : 'actors'} ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
@@ -129,25 +152,6 @@ export function registerStart(program: Command): void {
       }
       if (launcher.http)
         console.log(`skyq: dashboard, /metrics and /healthz on ${launcher.http.url}`);
-      let signals = 0;
-      const shutdown = async (signal: string) => {
-        signals++;
-        if (signals > 1) {
-          console.log(`skyq: second ${signal}, exiting now`);
-          process.exit(130);
-        }
-        console.log(`skyq: ${signal}: draining (another signal exits at once)`);
-        await launcher.stop();
-        // Said, since the server's data then sits unused in its folder until the next start.
-        const also =
-          (await embedded?.stop()) === true
-            ? `, and the embedded redis-server it ran (its data stays in ${embedded?.dir})`
-            : '';
-        console.log(`skyq: stopped${also}`);
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void shutdown('SIGINT'));
-      process.on('SIGTERM', () => void shutdown('SIGTERM'));
     });
 }
 
