@@ -2,7 +2,8 @@
 // all groups (time of death, group, id).
 import type { DeadPosition } from './dead-cursor.js';
 import type { DeadLetter } from './dead-letters.js';
-import { type Body, decodeRecord, headerBars, readTags, textOf } from './record.js';
+import type { Body } from './record.js';
+import { decodeRecord, headerBars, readTags, textOf } from './record-read.js';
 
 export function positionOf(letter: DeadLetter): DeadPosition {
   return {

@@ -2,7 +2,7 @@
 // almost always is), then every other group at once (a caller id added with an explicit group).
 import { homeGroup } from '../base/keys.js';
 import { checkGroup, checkLookupId } from './options.js';
-import { textOf } from './record.js';
+import { textOf } from './record-read.js';
 
 /** Runs `attempt` on the id's home group, then on the others; true once one says true. */
 export async function onFirstGroup(

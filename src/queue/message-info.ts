@@ -2,16 +2,8 @@
 import { splitError } from './error-stack.js';
 import { decodeEntry } from './history/entry.js';
 import type { JobResult } from './history/result.js';
-import {
-  type Body,
-  type DecodedRecord,
-  decodeRecord,
-  type FlowParent,
-  headerBars,
-  readTags,
-  type ScheduleTag,
-  textOf,
-} from './record.js';
+import type { Body, DecodedRecord, FlowParent, ScheduleTag } from './record.js';
+import { decodeRecord, headerBars, readTags, textOf } from './record-read.js';
 import { jobReports } from './reports.js';
 import { nonceOf } from './spill.js';
 

@@ -2,7 +2,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { FlowChild } from './flows/outcome.js';
 import type { Body, FlowParent, ScheduleTag } from './record.js';
-import { decodeRecord, parentRef, textOf } from './record.js';
+import { parentRef } from './record.js';
+import { decodeRecord, textOf } from './record-read.js';
 
 /** A leased message as a consumer receives it; `T` is what its body is taken to be (see Queue). */
 export interface Message<T = Body> {

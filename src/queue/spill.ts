@@ -19,7 +19,7 @@
 // gone and fails, storing nothing).
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis/connection.js';
-import { headerBars, readTags } from './record.js';
+import { headerBars, readTags } from './record-read.js';
 
 /** Records longer than this are spilled. */
 export const SPILL_BYTES = 64 * 1024;

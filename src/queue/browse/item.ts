@@ -2,7 +2,7 @@
 // first PREVIEW_CHARS characters of the body (only that much of a record is ever read).
 import { isUtf8 } from 'node:buffer';
 import { decodeEntry } from '../history/entry.js';
-import { headerBars, readTags, textOf } from '../record.js';
+import { headerBars, readTags, textOf } from '../record-read.js';
 import type { ListPosition, ListState } from './cursor.js';
 
 export const PREVIEW_CHARS = 300;

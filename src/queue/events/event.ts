@@ -3,7 +3,7 @@
 // and entries of format 4 (before events), id → done | dead pairs, which waitFor still reads.
 import { errors } from '../../base/errors.js';
 import { FORMAT_VERSION } from '../../base/format-version.js';
-import { textOf } from '../record.js';
+import { textOf } from '../record-read.js';
 
 /** The kinds of events `queue.events()` hands out. */
 export const EVENT_TYPES = [

@@ -4,7 +4,7 @@
 // another slot, cancel.lua cannot see it: it asks, the parent's state is read there, and the
 // call is made again with 'force' when the parent no longer waits (dead, cancelled, gone).
 import { errors } from '../../base/errors.js';
-import { textOf } from '../record.js';
+import { textOf } from '../record-read.js';
 import type { Flows } from './flows.js';
 
 export type CancelMode = '' | 'force' | 'cascade';

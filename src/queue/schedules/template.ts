@@ -2,7 +2,8 @@
 // and the tail and puts the occurrence's tag between them), and the digest of spec and record
 // that tells an upsert of the same spec, which changes nothing.
 import { createHash } from 'node:crypto';
-import { type Body, decodeRecord, headerOf, tagsOf } from '../record.js';
+import { type Body, headerOf, tagsOf } from '../record.js';
+import { decodeRecord } from '../record-read.js';
 import type { CheckedSpec, ScheduleState } from './spec.js';
 
 export interface Template {
