@@ -26,12 +26,6 @@ export class GroupScripts {
     this.keys = Array.from({ length: config.groups }, (_, g) => groupKeys(config.prefix, g));
   }
 
-  preload(): Promise<void> {
-    return this.#scripts.preload().catch((error) => {
-      throw this.explain(error);
-    });
-  }
-
   /** One script against one group's keys; `buffers`: the reply's strings as Buffers. */
   run(name: ScriptName, group: number, args: Args, buffers = false): Promise<unknown> {
     if (this.closed) return Promise.reject(errors.closed('queue'));

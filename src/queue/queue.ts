@@ -90,17 +90,18 @@ export class Queue<B = Body> {
   }
 
   /**
-   * Resolves once connected with every script loaded on every server, and the data format
-   * checked (rejects when a newer skyq wrote it: see format.ts). `preload: false` leaves the
-   * scripts to a client that loaded them a moment ago (the launcher does, before its threads
-   * start: each thread would send ~1 MB of script text again); one found missing is loaded
-   * where it is first run.
+   * Resolves once connected, with Redis's clock measured and the data format checked (rejects
+   * when a newer skyq wrote it: see format.ts). Scripts are not loaded here: ioredis sends a
+   * script's text with its first call on each connection whatever the server holds, so loading
+   * them all beforehand only sent ~1.8 MB more (scripts.ts). `preload` is kept for callers that
+   * pass it and changes nothing.
    */
-  async ready(options: { preload?: boolean } = {}): Promise<void> {
-    const load = options.preload === false ? Promise.resolve() : this.#scripts.preload();
-    await Promise.all([load, this.clock(0).measure()]).catch((error) => {
-      throw this.#scripts.explain(error);
-    });
+  async ready(_options: { preload?: boolean } = {}): Promise<void> {
+    await this.clock(0)
+      .measure()
+      .catch((error) => {
+        throw this.#scripts.explain(error);
+      });
     await this.#parts.ensureFormat();
   }
 

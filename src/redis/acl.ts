@@ -16,7 +16,7 @@ export const CLIENT_COMMANDS = [
   'time', // Redis's clock
   'evalsha', // every state change is a script
   'eval', // the first run of a script on a server
-  'script|load', // scripts loaded once at start
+  'script|load', // older skyq loaded every script at start: kept, so one may run beside this
   'incrby', // id blocks on {prefix:g}:seq
   'blpop', // an idle actor waits on {prefix:g}:wake
   'set', // live launcher figures: prefix:launcher:<id>; spilled bodies {prefix:g}:body:<nonce>

@@ -3,13 +3,14 @@
 // script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
 // events.lua, flow-lib.lua, history.lua and dedupe.lua are put in front of each group script (they all
 // take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
-// the multi-group scripts have only args.lua and take their keys as given. ioredis runs
-// them by EVALSHA (falling back to EVAL once per server when the cache is empty).
+// the multi-group scripts have only args.lua and take their keys as given. ioredis sends a
+// script's first call on each connection as EVAL, with its text, and EVALSHA after (EVAL again
+// when the server answers NOSCRIPT): nothing is loaded beforehand, so a server compiles only
+// the scripts its clients run.
 import { readFileSync } from 'node:fs';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
-import { isCluster } from './connection.js';
 import { whileSlotMoves } from './slot-moves.js';
 
 export const SCRIPT_NAMES = [
@@ -197,20 +198,6 @@ export class Scripts {
     const command = this.#command(name);
     return whileSlotMoves(this.#client, () =>
       command.call(this.#client, keys.length, ...keys, ...args),
-    );
-  }
-
-  /** Loads every script into every master now, so the first real call is EVALSHA. */
-  async preload(): Promise<void> {
-    // A cluster client knows its masters only once connected: before that nodes() is empty.
-    if (isCluster(this.#client)) await this.#client.ping();
-    const servers = isCluster(this.#client) ? this.#client.nodes('master') : [this.#client];
-    await Promise.all(
-      servers.flatMap((server) =>
-        [...SCRIPT_NAMES, ...MULTI_GROUP_SCRIPTS].map((name) =>
-          server.script('LOAD', sourceOf(name)),
-        ),
-      ),
     );
   }
 }

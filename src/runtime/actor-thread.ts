@@ -57,8 +57,7 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
       warnEviction: false,
       unreachableMs: 0,
     });
-    // The launcher loaded the scripts before starting this thread (checkDataFormat).
-    await queue.ready({ preload: false });
+    await queue.ready();
     const config = queueConfig(data.queue);
     const waker = new Waker(
       // A lone BLPOP at a time: auto-pipelining would only route it through a pipeline.

@@ -1,6 +1,6 @@
 // The launcher: one coordinator thread, one actor thread per group, an
 // optional piscina pool for CPU-heavy handlers. startActors() resolves only
-// when every actor said it is ready (connected, scripts loaded, handler
+// when every actor said it is ready (connected, the data format checked, handler
 // loaded), and rejects with the reason when one could not start.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
