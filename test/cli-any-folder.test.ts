@@ -101,7 +101,11 @@ await queue.close();
 });
 
 it('with nothing named: REDIS_URL, else a note whose server runs, else 127.0.0.1', () => {
-  const saved = { ...process.env };
+  // Put back key by key: replacing process.env with a copy leaves a plain object in its place,
+  // and worker threads started later in this process (by a later file, when files share a
+  // worker) would take the real environment, not what the test then sets in that object.
+  const names = ['XDG_STATE_HOME', 'SKYQ_EMBEDDED_PORT', 'REDIS_URL'] as const;
+  const saved = names.map((name) => process.env[name]);
   try {
     process.env.XDG_STATE_HOME = tempDir('skyq-state-');
     process.env.SKYQ_EMBEDDED_PORT = '16999';
@@ -116,6 +120,10 @@ it('with nothing named: REDIS_URL, else a note whose server runs, else 127.0.0.1
     process.env.REDIS_URL = 'redis://127.0.0.1:17000';
     expect(defaultRedisUrl()).toBe('redis://127.0.0.1:17000');
   } finally {
-    process.env = saved;
+    names.forEach((name, i) => {
+      const value = saved[i];
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    });
   }
 });
