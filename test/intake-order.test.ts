@@ -96,7 +96,9 @@ describe('intake order between lists', () => {
   }, 60_000);
 
   it('the start line names the one group; with list=group it says order holds only within a group', async () => {
-    const startLines = async (intake: string) => {
+    // Waits for `count` intake lines: each is a write of its own, and a read between two of
+    // them once saw the first three without the fourth.
+    const startLines = async (intake: string, count: number) => {
       const run = spawnCli([
         'start',
         '--redis',
@@ -111,10 +113,14 @@ describe('intake order between lists', () => {
         tempDir(),
       ]);
       try {
-        const out = await waitFor('the intake lines', () =>
-          /intake from list mail:low[^\n]*\n/.test(run.stdout()) ? run.stdout() : undefined,
-        );
-        return out.split('\n').filter((line) => line.includes('intake'));
+        return await waitFor(`${count} intake lines`, () => {
+          const out = run.stdout();
+          const lines = out
+            .slice(0, out.lastIndexOf('\n')) // whole lines only
+            .split('\n')
+            .filter((line) => line.includes('intake'));
+          return lines.length >= count ? lines : undefined;
+        });
       } finally {
         run.child.kill('SIGTERM');
         await run.done;
@@ -122,13 +128,13 @@ describe('intake order between lists', () => {
     };
     const one = groupOf('mail:high');
     expect(groupOf('mail:normal')).not.toBe(one);
-    expect(await startLines('mail:high,mail:normal,mail:low')).toEqual([
+    expect(await startLines('mail:high,mail:normal,mail:low', 3)).toEqual([
       `skyq: intake from list mail:high into group ${one} (priority 0)`,
       `skyq: intake from list mail:normal into group ${one} (priority 1)`,
       `skyq: intake from list mail:low into group ${one} (priority 2)`,
     ]);
     const other = (one + 1) % GROUPS;
-    expect(await startLines(`mail:high,mail:normal=${other},mail:low`)).toEqual([
+    expect(await startLines(`mail:high,mail:normal=${other},mail:low`, 4)).toEqual([
       `skyq: intake from list mail:high into group ${one} (priority 0)`,
       `skyq: intake from list mail:normal into group ${other} (priority 1)`,
       `skyq: intake from list mail:low into group ${one} (priority 2)`,
