@@ -7,7 +7,6 @@ import {
   type ConnectionFlags,
   layoutFlags,
   printJson,
-  queueOptions,
   readFromLine,
   withConnectionFlags,
   writeToLine,
@@ -145,10 +144,8 @@ export function registerCancel(program: Command): void {
     .description(
       'cancel a delayed or ready message, or a waiting flow parent with its pending children',
     )
-    .action(async (id: string, flags: ConnectionFlags) => {
-      const { Queue } = await import('../queue/queue.js');
-      const queue = new Queue(queueOptions(flags));
-      try {
+    .action((id: string, flags: ConnectionFlags) =>
+      withQueue(flags, async (queue) => {
         const done = await queue.cancel(id);
         console.log(writeToLine(flags));
         // A refusal goes where every other command's does: one "skyq:" line on stderr.
@@ -157,8 +154,6 @@ export function registerCancel(program: Command): void {
           console.error(`skyq: ${id}: not found, running or dead (nothing cancelled)`);
           process.exitCode = 1;
         }
-      } finally {
-        await queue.close();
-      }
-    });
+      }),
+    );
 }
