@@ -50,9 +50,12 @@ export class Jobs {
   #lastRenewal = 0;
   /** shutdown: a handler that rejects after its signal was aborted is handed back, not failed */
   #draining = false;
+  /** a trace of every job at debug (`skyq logs --job ID`); the level is set once, at start */
+  readonly #traced: boolean;
 
   constructor(parts: JobsParts) {
     this.#parts = parts;
+    this.#traced = parts.log.isLevelEnabled('debug');
     const { settings, queue, log, stats, errors } = parts;
     this.#reports = new Reports({ group: settings.group, queue, log, stats, errors });
     this.#inFlight = new InFlight(this.#reports);
@@ -179,11 +182,9 @@ export class Jobs {
     const lateMs = this.#parts.pauses.lateness(message.dueAt, now);
     this.#parts.stats.lateness.record(lateMs);
     const context = this.#inFlight.start(entry, lateMs);
-    // A trace of every job at debug (`skyq logs --job ID`); the check spares the hot path
-    // building a record nobody writes at the default level.
-    const { log } = this.#parts;
-    if (log.isLevelEnabled('debug'))
-      log.debug(
+    // The check spares the hot path building a record nobody writes at the default level.
+    if (this.#traced)
+      this.#parts.log.debug(
         { event: 'start', job: message.id, attempt: message.attempts, lateMs: Math.round(lateMs) },
         'start',
       );
@@ -221,7 +222,7 @@ export class Jobs {
       entry.message.durationMs = durationMs;
       stats.add('done');
       this.#finished.push(entry.message);
-      if (log.isLevelEnabled('debug'))
+      if (this.#traced)
         log.debug({ event: 'done', job: entry.message.id, ms: Math.round(durationMs) }, 'done');
     } else if (entry.controller?.signal.aborted && this.#draining) {
       this.#handBack.push(entry.message); // it stopped because we asked it to
