@@ -91,10 +91,10 @@ export class Queue<B = Body> {
 
   /**
    * Resolves once connected, with Redis's clock measured and the data format checked (rejects
-   * when a newer skyq wrote it: see format.ts). Scripts are not loaded here: each runs by
-   * its SHA, and its text goes to a server that answers NOSCRIPT (script-call.ts), so loading
-   * all 36 beforehand only sent ~1.8 MB more. `preload` is kept for callers that pass it and
-   * changes nothing.
+   * when a newer skyq wrote it: see format.ts). Scripts are not loaded here: ioredis sends a
+   * script's text with its first call on each connection whatever the server holds, so loading
+   * them all beforehand only sent ~1.8 MB more (scripts.ts). `preload` is kept for callers that
+   * pass it and changes nothing.
    */
   async ready(_options: { preload?: boolean } = {}): Promise<void> {
     await this.clock(0)

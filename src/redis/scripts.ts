@@ -3,14 +3,14 @@
 // script was written for) go first in every script; lib.lua, lib-ids.lua, previews.lua,
 // events.lua, flow-lib.lua, history.lua and dedupe.lua are put in front of each group script (they all
 // take one group's keys), and lib-held.lua in front of claim.lua and ratelimit-held.lua;
-// the multi-group scripts have only args.lua and take their keys as given. A script runs by
-// EVALSHA, and goes as EVAL with its text when the server answers NOSCRIPT (script-call.ts):
-// nothing is loaded beforehand, so a server compiles only the scripts its clients run.
+// the multi-group scripts have only args.lua and take their keys as given. ioredis sends a
+// script's first call on each connection as EVAL, with its text, and EVALSHA after (EVAL again
+// when the server answers NOSCRIPT): nothing is loaded beforehand, so a server compiles only
+// the scripts its clients run.
 import { readFileSync } from 'node:fs';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import { KEY_NAMES } from '../base/keys.js';
 import type { RedisClient } from './connection.js';
-import { callScript, type ScriptText, scriptText } from './script-call.js';
 import { whileSlotMoves } from './slot-moves.js';
 
 export const SCRIPT_NAMES = [
@@ -133,26 +133,39 @@ export function scriptSource(name: ScriptName | MultiGroupScriptName): string {
   return sourceOf(name);
 }
 
-const texts = new Map<ScriptName | MultiGroupScriptName, ScriptText>();
-function textOf(name: ScriptName | MultiGroupScriptName): ScriptText {
-  let text = texts.get(name);
-  if (!text) {
-    text = scriptText(sourceOf(name));
-    texts.set(name, text);
-  }
-  return text;
-}
+const commandName = (name: string) => `skyq_${name.replace('-', '_')}`;
+
+type ScriptCommand = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 /**
- * Runs the scripts on one client, by EVALSHA first (script-call.ts). A script's text and SHA are
- * made when a thread first runs it: the 36 come to ~1.8 MB (each group script carries lib.lua
- * and its kin), and a thread runs a few of them.
+ * Each script becomes a command of the client when first run: defining one makes ioredis hash
+ * its text, and the 36 scripts' texts come to ~1.8 MB (each group script carries lib.lua and
+ * its kin), which every actor thread made and hashed at its start for the ~8 it runs. Not with
+ * auto-pipelining: a tick's pipeline takes the client's script commands when it is made, so
+ * one defined later in the same tick would be missing from it; those clients define all now.
  */
 export class Scripts {
   readonly #client: RedisClient;
+  readonly #defined = new Set<string>();
 
   constructor(client: RedisClient) {
     this.#client = client;
+    if (client.options.enableAutoPipelining) {
+      for (const name of [...SCRIPT_NAMES, ...MULTI_GROUP_SCRIPTS]) this.#command(name);
+    }
+  }
+
+  #command(name: ScriptName | MultiGroupScriptName, buffers = false): ScriptCommand {
+    const command = commandName(name);
+    if (!this.#defined.has(name)) {
+      const lua = sourceOf(name);
+      // Without numberOfKeys, ioredis takes the key count as the first argument.
+      const numberOfKeys = multiGroup.has(name) ? undefined : NUMBER_OF_KEYS;
+      this.#client.defineCommand(command, numberOfKeys ? { numberOfKeys, lua } : { lua });
+      this.#defined.add(name);
+    }
+    const commands = this.#client as unknown as Record<string, ScriptCommand>;
+    return commands[`${command}${buffers ? 'Buffer' : ''}`] as ScriptCommand;
   }
 
   /** Runs a script; with `buffers`, the reply's strings come as Buffers (exact bytes). */
@@ -162,10 +175,8 @@ export class Scripts {
     args: (string | number | Buffer)[],
     buffers = false,
   ): Promise<unknown> {
-    const script = textOf(name);
-    return whileSlotMoves(this.#client, () =>
-      callScript(this.#client, script, [NUMBER_OF_KEYS, ...keys, ...args], buffers),
-    );
+    const command = this.#command(name, buffers);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, ...keys, ...args));
   }
 
   /**
@@ -178,17 +189,15 @@ export class Scripts {
     routingKey: string,
     args: (string | number)[],
   ): Promise<unknown> {
-    const script = textOf(name);
-    return whileSlotMoves(this.#client, () =>
-      callScript(this.#client, script, [1, routingKey, ...args], false),
-    );
+    const command = this.#command(name);
+    return whileSlotMoves(this.#client, () => command.call(this.#client, 1, routingKey, ...args));
   }
 
   /** Runs a stand-alone script with its keys declared (all in one slot on a cluster). */
   runKeys(name: MultiGroupScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const script = textOf(name);
+    const command = this.#command(name);
     return whileSlotMoves(this.#client, () =>
-      callScript(this.#client, script, [keys.length, ...keys, ...args], false),
+      command.call(this.#client, keys.length, ...keys, ...args),
     );
   }
 }
