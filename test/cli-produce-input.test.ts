@@ -15,7 +15,10 @@ let prefixes = 0;
 beforeAll(async () => {
   server = await startStandalone();
 });
+/** Every Queue space() made: closed before the server stops, so none reconnects to it for good. */
+const queues: Queue[] = [];
 afterAll(async () => {
+  await Promise.all(queues.map((queue) => queue.close()));
   await server?.stop();
 });
 
@@ -23,7 +26,9 @@ afterAll(async () => {
 function space(groups = 10) {
   const prefix = `pi${++prefixes}`;
   const flags = ['--redis', server.url, '--prefix', prefix, '--groups', String(groups)];
-  return { flags, queue: new Queue({ redis: server.url, prefix, groups }) };
+  const queue = new Queue({ redis: server.url, prefix, groups });
+  queues.push(queue);
+  return { flags, queue };
 }
 
 /** Runs produce with raw bytes on stdin; kills it after 30 s. */

@@ -3,7 +3,7 @@
  * reschedule`, `skyq pause` / `skyq resume` (honoured by a running launcher). The compiled
  * CLI as a child against a private redis-server.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
 import {
@@ -25,11 +25,17 @@ function withoutWhere(stdout: string): string {
   return rest.join('\n');
 }
 let prefixes = 0;
+/** Every Queue space() made, closed before the server stops (a test that only takes the flags
+ * leaves its own open, and an open Queue reconnects to the stopped server for good). */
+const queues: Queue[] = [];
+afterAll(() => Promise.all(queues.map((queue) => queue.close())));
 
 function space(groups = 4) {
   const prefix = `st${++prefixes}`;
   const flags = ['--redis', redis.server.url, '--prefix', prefix, '--groups', String(groups)];
-  return { prefix, flags, queue: new Queue({ redis: redis.server.url, prefix, groups }) };
+  const queue = new Queue({ redis: redis.server.url, prefix, groups });
+  queues.push(queue);
+  return { prefix, flags, queue };
 }
 
 describe('skyq get', () => {
