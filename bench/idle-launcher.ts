@@ -3,7 +3,7 @@
  * runs it: startActors' defaults and the no-op handler, then two windows of its own CPU (all
  * threads) and of Redis's figures. compare.js and targets.js run every other system and
  * workload in their own process first; a launcher measured there paid for what they left, which
- * is no idle launcher's cost. Their main isolate's heap, hundreds of MB after the seeds, kept
+ * is no idle launcher's cost. The heap those runs left in its main isolate kept
  * the main thread and V8's platform threads collecting: 23 ms a second of those threads against
  * 1.5 ms in a fresh process (0.029 cores in all, against 0.005–0.009; probe of 7 Dec 2026).
  *   node dist/bench/idle-launcher.js --url redis://127.0.0.1:P --window-s 10 --settle-s 30
