@@ -4,6 +4,8 @@
  * occurrence (every → cron) and remove ends it; downtime gives one catch-up ('once') or none
  * ('skip'); the Europe/Berlin DST days, on a clock the test controls.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
@@ -56,8 +58,16 @@ describe('schedules: due times (a clock the test controls)', () => {
   it('after downtime: once → this one runs and the next is on the grid after now; skip → let go', () => {
     const every = { every: 1000, anchor: 0, tz: 'UTC' };
     expect(step({ ...every, missed: 'once' }, 5000, 5003)).toEqual({ run: true, next: 6000 });
-    expect(step({ ...every, missed: 'once' }, 5000, 15_500)).toEqual({ run: true, next: 16_000 });
-    expect(step({ ...every, missed: 'skip' }, 5000, 15_500)).toEqual({ run: false, next: 16_000 });
+    expect(step({ ...every, missed: 'once' }, 5000, 15_500)).toEqual({
+      run: true,
+      next: 16_000,
+      missed: true,
+    });
+    expect(step({ ...every, missed: 'skip' }, 5000, 15_500)).toEqual({
+      run: false,
+      next: 16_000,
+      missed: true,
+    });
     expect(occurrenceAfter({ ...every, endAt: 7000 }, 7000)).toBeNull();
     expect(firstOccurrence({ ...every, startAt: 9000, anchor: 9000 }, 100)).toBe(9000);
   });
@@ -216,6 +226,19 @@ describe('schedules on Redis', () => {
         expect(after.length).toBeLessThanOrEqual(Math.ceil(ranFor / 1000) + 1);
       }
       expect(new Set(all).size).toBe(all.length);
+      // Each actor log says what became of the missed occurrences: the catch-up, once, and
+      // the skipped one. Neither is silent.
+      const events = [0, 1].flatMap((group) => {
+        const file = join(options.logDir, `actor-${group}.log`);
+        if (!existsSync(file)) return [];
+        return readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { event?: string; schedule?: string })
+          .filter((line) => line.event === 'catch-up' || line.event === 'skipped')
+          .map((line) => `${line.event} ${line.schedule}`);
+      });
+      expect(events.sort()).toEqual(['catch-up once', 'skipped skip']);
     } finally {
       await queue.close();
     }

@@ -154,16 +154,19 @@ export class Jobs {
 
   /**
    * A schedule's occurrence: first add the next one (schedules.advance: only the first
-   * consumer of this occurrence does), then run it, or let it go when missed: 'skip' says so.
+   * consumer of this occurrence does), then run it, or let it go when missed ('skip'). The log
+   * says which became of occurrences missed while no launcher ran: a catch-up, or one let go.
    * When that call fails the occurrence fails too, so its next delivery adds the next one.
    */
   #startOccurrence(entry: Entry, now: number): void {
     const { queue, stats, log } = this.#parts;
+    const which = { job: entry.message.id, schedule: entry.message.schedule?.id };
     queue.schedules.advance(entry.message).then(
       (advance) => {
+        if (advance.catchUp) log.info({ event: 'catch-up', ...which }, 'missed: one catch-up');
         if (advance.run) return this.#run(entry, now);
         if (!this.#inFlight.delete(entry.message)) return;
-        log.info({ event: 'skipped', job: entry.message.id }, 'missed occurrence skipped');
+        log.info({ event: 'skipped', ...which }, 'missed occurrence skipped');
         stats.add('done');
         this.#finished.push(entry.message);
         this.#ended();

@@ -64,6 +64,8 @@ export interface Step {
   run: boolean;
   /** the next occurrence's grid time; null when the schedule ends */
   next: number | null;
+  /** a later grid time has passed already: this one is the catch-up (run) or let go */
+  missed?: true;
 }
 
 /**
@@ -74,5 +76,5 @@ export interface Step {
 export function step(state: Timing & Pick<ScheduleState, 'missed'>, at: number, now: number): Step {
   const following = occurrenceAfter(state, at);
   if (following === null || following > now) return { run: true, next: following };
-  return { run: state.missed === 'once', next: occurrenceAfter(state, now) };
+  return { run: state.missed === 'once', next: occurrenceAfter(state, now), missed: true };
 }

@@ -45,6 +45,8 @@ export interface ScheduleParts {
 export interface Advance {
   run: boolean;
   outcome: 'advanced' | 'stale' | 'gone' | 'pending';
+  /** this consumer advanced past grid times that passed with no launcher: it runs the catch-up */
+  catchUp?: true;
 }
 
 /**
@@ -222,6 +224,9 @@ export class Schedules {
       planned.next === null ? '' : planned.next,
       state.priority,
     ])) as [Advance['outcome'], string];
+    if (outcome === 'advanced' && planned.run && planned.missed) {
+      return { run: true, outcome, catchUp: true };
+    }
     return { run: outcome !== 'advanced' || planned.run, outcome };
   }
 
