@@ -5,11 +5,11 @@
  * ('skip'); the Europe/Berlin DST days, on a clock the test controls.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { firstOccurrence, occurrenceAfter, step } from '../src/queue/schedules/next.js';
+import { actorLogFile } from '../src/runtime/log-names.js';
 import { startActors } from '../src/start.js';
 import { httpLauncher, postJson } from './helpers/http.js';
 import { fixture, recorded, runCli, tempDir, useRuntimeRedis, waitFor } from './helpers/runtime.js';
@@ -230,7 +230,7 @@ describe('schedules on Redis', () => {
       // skipped one. Neither is silent. (A consumer a whole second late on a loaded machine
       // counts as missed too and logs one more line of the same kind.)
       const events = [0, 1].flatMap((group) => {
-        const file = join(options.logDir, `actor-${group}.log`);
+        const file = actorLogFile(options.logDir, group);
         if (!existsSync(file)) return [];
         return readFileSync(file, 'utf8')
           .trim()
