@@ -78,8 +78,9 @@ export async function runSkyq(
   const where = { ...(nodes ? { cluster: nodes } : { redis: target as string }), ...history };
   const groups = options.shape?.actors ?? 10;
   const queue = new Queue({ ...where, groups });
-  // One per server: a cluster's figures are each master's, and their sum.
-  const monitors = urls.map((url) => new Redis(url));
+  // One per server: a cluster's figures are each master's, and their sum. A server that does not
+  // answer is the queue's to report, in one line (`skyq bench`): these would print each retry.
+  const monitors = urls.map((url) => new Redis(url).on('error', () => undefined));
   const monitor = monitors[0] as Redis;
   const logs = tempLogDir();
   const tracker = new RunTracker(workload, onProgress);

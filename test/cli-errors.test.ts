@@ -29,6 +29,14 @@ it('dashboard with Redis down says so like every other command', async () => {
   expect(lines(stats.stderr)).toEqual([UNREACHABLE]);
 });
 
+it('bench against a Redis that does not answer is one line, like every other command', async () => {
+  // The bench runs from dist/bench/, beside the CLI's bundle: its errors are another copy's.
+  const run = await runCli(['bench', '--redis', DEAD, '--count', '10'], '', 30_000);
+  expect(run.code).toBe(1);
+  expect(lines(run.stderr)).toEqual([UNREACHABLE]);
+  expect(run.stdout).toBe('');
+});
+
 it('bench --redis off loopback is one line naming the flag, password masked', async () => {
   const run = await runCli(['bench', '--redis', 'redis://u:sekret-pw@10.1.2.3:6379']);
   expect(run.code).toBe(1);

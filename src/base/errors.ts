@@ -26,10 +26,23 @@ export type SkyqErrorCode =
   | 'ERR_SKYQ_FLOW';
 
 /**
+ * Set on every SkyqError, so that `instanceof SkyqError` holds across copies of this module: the
+ * CLI's bundle and the library it loads for `skyq bench`, or two installs of skyq in one app.
+ */
+const MARK = Symbol.for('skyq.SkyqError');
+
+/**
  * Every error skyq throws for a reason it knows: a one-line message, a `code`, and the option or
  * field it is about.
  */
 export class SkyqError extends Error {
+  /** `instanceof SkyqError` asks for the mark (any copy's); a subclass asks for its own class. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof was asked of
+    if (this !== SkyqError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && MARK in value;
+  }
+
   /** what kind of failure it is */
   readonly code: SkyqErrorCode;
   /** The option or field the error is about, when there is one. */
@@ -41,6 +54,7 @@ export class SkyqError extends Error {
     this.name = 'SkyqError';
     this.code = code;
     this.field = field;
+    Object.defineProperty(this, MARK, { value: true }); // not enumerable: logs do not show it
   }
 }
 
