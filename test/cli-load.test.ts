@@ -2,11 +2,14 @@
  * A `skyq` command loads what it uses, not every command's code: the runtime (pino, piscina,
  * comlink), the HTTP server (prom-client) and the bench (cli-progress, hdr-histogram-js) load
  * only in the commands that run them. Each of these once loaded at every `skyq` run, half a
- * second of CPU before `--version` printed. Read from the CommonJS packages a child process
- * holds at its exit (require.cache: ES module imports of CommonJS packages land there too).
+ * second of CPU before `--version` printed. The CLI is a bundle split into chunks
+ * (scripts/build.mjs): a child process notes every file it loads (a module hook for ES modules,
+ * require.cache for CommonJS), and a chunk holds the packages esbuild names in it (a
+ * `// ../node_modules/<package>/…` line before each file it bundled).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { CLI, finish, spawnNode, tempDir } from './helpers/runtime.js';
@@ -20,6 +23,18 @@ const LOADED_ONLY_BY_THEIR_COMMANDS = [
   'hdr-histogram-js',
 ];
 
+const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//g;
+
+/** The packages in a loaded file: its own, or for one of the CLI's chunks those bundled in it. */
+function packagesIn(file: string): string[] {
+  const own = [...file.matchAll(PACKAGE)].map((m) => m[1] as string);
+  if (own.length > 0) return own.slice(-1);
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\/\/ \S*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map(
+    (m) => m[1] as string,
+  );
+}
+
 describe('what a skyq command loads', () => {
   let server: RedisServerHandle;
   let preload: string;
@@ -28,16 +43,25 @@ describe('what a skyq command loads', () => {
   beforeAll(async () => {
     server = await startStandalone();
     dir = tempDir('skyq-load-');
-    preload = join(dir, 'loaded.cjs');
+    const hooks = join(dir, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+       export async function load(url, context, next) {
+         if (url.startsWith('file:')) appendFileSync(process.env.SKYQ_TEST_LOADED, url + '\\n');
+         return next(url, context);
+       }`,
+    );
+    preload = join(dir, 'preload.mjs');
     writeFileSync(
       preload,
-      `process.on('exit', () => {
-         const seen = new Set();
-         for (const file of Object.keys(require.cache)) {
-           const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file);
-           if (m) seen.add(m[1]);
-         }
-         require('node:fs').writeFileSync(process.env.SKYQ_TEST_LOADED, JSON.stringify([...seen]));
+      `import { register, createRequire } from 'node:module';
+       import { appendFileSync } from 'node:fs';
+       register(${JSON.stringify(pathToFileURL(hooks).href)});
+       const require = createRequire(import.meta.url);
+       process.on('exit', () => {
+         const files = Object.keys(require.cache).map((f) => 'file://' + f + '\\n');
+         appendFileSync(process.env.SKYQ_TEST_LOADED, files.join(''));
        });`,
     );
   });
@@ -45,11 +69,14 @@ describe('what a skyq command loads', () => {
     await server?.stop();
   });
 
-  /** The packages `skyq <args>` held at its exit. */
+  /** The packages `skyq <args>` loaded, by itself or in the chunks of the CLI it loaded. */
   const packagesOf = async (name: string, args: string[]): Promise<string[]> => {
-    const out = join(dir, `${name}.json`);
-    await finish(spawnNode(CLI, args, { SKYQ_TEST_LOADED: out }, ['--require', preload]));
-    return JSON.parse(readFileSync(out, 'utf8')) as string[];
+    const out = join(dir, `${name}.txt`);
+    writeFileSync(out, '');
+    await finish(spawnNode(CLI, args, { SKYQ_TEST_LOADED: out }, ['--import', preload]));
+    const files = readFileSync(out, 'utf8').trim().split('\n');
+    expect(files).toContain(pathToFileURL(CLI).href); // the hook saw the CLI load
+    return [...new Set(files.flatMap((url) => packagesIn(fileURLToPath(url))))];
   };
 
   it('--version loads commander and none of the runtime, the HTTP server or the bench', async () => {

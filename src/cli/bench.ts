@@ -82,7 +82,9 @@ export function registerBench(program: Command): void {
       // These runs flood the server they load: refuse any other before starting anything.
       if (flags.redis !== undefined) assertLoopback(checkRedisUrl(flags.redis));
       // Loaded when the command runs, not when it registers (main.ts).
-      const [{ Presets, SingleBar }, { formatResultsTable, producerLine }, { runSkyq }, servers] =
+      // cli-progress is CommonJS: its exports are its default, in Node and in the CLI's bundle
+      // alike (esbuild names no other export of a CommonJS module imported on demand).
+      const [{ default: progress }, { formatResultsTable, producerLine }, { runSkyq }, servers] =
         await Promise.all([
           import('cli-progress'),
           import('../../bench/report.js'),
@@ -92,14 +94,14 @@ export function registerBench(program: Command): void {
       const server = flags.redis ? null : await servers.startRedisServer();
       const url = flags.redis ?? (server?.url as string);
       const out = flags.json ? process.stderr : process.stdout;
-      const bar = new SingleBar(
+      const bar = new progress.SingleBar(
         {
           stream: out,
           format: `${workload.name} {bar} {value}/{total} {percentage}% {duration_formatted}`,
           noTTYOutput: true,
           notTTYSchedule: 2000,
         },
-        Presets.shades_classic,
+        progress.Presets.shades_classic,
       );
       let started = false;
       try {

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import type { AccessPolicy } from './policy.js';
 import { problem, type Reply, type Route } from './server.js';
 
-const PAGE_DIR = new URL('./page/', import.meta.url);
+// Spelled from the folder above, so that it holds from dist/src/http/ and from the CLI's bundle
+// in dist/src/cli/ alike (scripts/build.mjs).
+const PAGE_DIR = new URL('../http/page/', import.meta.url);
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
