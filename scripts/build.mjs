@@ -134,6 +134,7 @@ for (const name of CACHED_WORKERS) {
 // They must stay at that depth (dist/src/<folder>/), where src/ spells its paths from
 // import.meta.url: ../lua/, ../http/page/, ../../workers/. The bench stays outside the bundle,
 // loaded from dist/bench/ as it is (its handler files are found next to its modules).
+const tscCli = readdirSync(`${OUT}/src/cli`);
 await build({
   // Paths (and the comments naming each bundled file) relative to the build's folder, not named
   // after it: chunk names hash their content, and stay the same from one build of the same
@@ -161,6 +162,12 @@ await build({
     },
   ],
 });
+
+// tsc's CLI modules are in the bundle now: shipped as well, they would be a second copy that
+// nothing loads.
+for (const name of tscCli) {
+  if (name !== 'main.js') rmSync(`${OUT}/src/cli/${name}`);
+}
 
 // tsc writes files 0644; the bin (package.json "bin") must stay runnable as `skyq`.
 chmodSync(`${OUT}/src/cli/main.js`, 0o755);

@@ -5,7 +5,7 @@
  * devDependencies for the comparison benchmarks only). Reads the build in dist/.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
@@ -76,6 +76,27 @@ describe('npm run build', () => {
       expect(existsSync(join(ROOT, 'dist/workers', `${name}.d.ts`))).toBe(false);
     },
   );
+
+  it('ships the CLI as its bundle alone: main.js and its chunks, importing the bench outside', () => {
+    const dir = join(ROOT, 'dist/src/cli');
+    const names = readdirSync(dir);
+    expect(names).toContain('main.js');
+    // tsc's modules of src/cli are in the bundle: none is shipped beside it.
+    expect(names.filter((name) => name !== 'main.js' && !/^chunk-\w+\.js$/.test(name))).toEqual([]);
+    const code = names.map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
+    // Each chunk imports only Node built-ins, the other chunks and the bench (dist/bench/).
+    const imported = [
+      /^(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)";/gm, // static: import { a } from "…";
+      /^import\s*"([^"]+)";/gm, // for its effects alone
+      /\bimport\("([^"]+)"\)/g, // a command's code, loaded in its action
+    ].flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1] as string));
+    const others = imported.filter(
+      (path) =>
+        !isBuiltin(path) && !/^\.\/chunk-\w+\.js$/.test(path) && !path.startsWith('../../bench/'),
+    );
+    expect(others).toEqual([]);
+    expect(imported).toContain('../../bench/skyq.js');
+  });
 
   it('puts the Lua scripts where both the library and the worker bundles read them', () => {
     // src/redis/scripts.ts reads new URL('../lua/', import.meta.url): dist/src/lua from the
