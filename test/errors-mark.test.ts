@@ -3,9 +3,16 @@
  * what the library it loads for `skyq bench` throws (test/cli-errors), and an app may hold two
  * installs. A subclass still asks for its own class.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
-import * as built from '../dist/src/base/errors.js';
 import { AddBulkError, SkyqError } from '../src/base/errors.js';
+import { ROOT } from './helpers/runtime.js';
+
+// The build's copy (the suite builds before it runs; lint, which comes first, has no dist/).
+const built = (await import(
+  pathToFileURL(join(ROOT, 'dist/src/base/errors.js')).href
+)) as typeof import('../src/base/errors.js');
 
 it('instanceof SkyqError holds for another copy of the module, and nothing else', () => {
   expect(built.SkyqError).not.toBe(SkyqError); // two copies: dist/ and src/

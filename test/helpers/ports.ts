@@ -23,7 +23,8 @@ process.on('exit', () => {
   for (const port of mine) rmSync(join(LOCKS, String(port)), { force: true });
 });
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is running (a lock's holder that died leaves its lock behind). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -48,7 +49,7 @@ function lock(port: number): boolean {
         continue; // released meanwhile: try again
       }
       // An empty file is a holder between creating and writing it: leave it alone.
-      if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) return false;
+      if (!Number.isInteger(owner) || owner <= 0 || processAlive(owner)) return false;
       rmSync(file, { force: true }); // a dead run's lock
     }
   }

@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { processAlive } from '../../helpers/ports.js';
 import { BESIDE } from './beside.js';
 import { RESULTS_DIR } from './results.js';
 
@@ -21,20 +22,13 @@ const WAIT_MS = 600_000;
 
 const besideOthers = () => BESIDE.some((file) => expect.getState().testPath?.endsWith(file));
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function holder(): number | null {
+  // null when gone, or made a moment ago and its pid not written yet
   try {
-    return Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    const pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    return pid > 0 ? pid : null;
   } catch {
-    return null; // gone, or made a moment ago and its pid not written yet
+    return null;
   }
 }
 
@@ -49,7 +43,7 @@ async function acquire(): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const pid = holder();
-    if (pid !== null && !alive(pid)) {
+    if (pid !== null && !processAlive(pid)) {
       const stale = `${LOCK}.stale-${process.pid}`;
       try {
         renameSync(LOCK, stale);
