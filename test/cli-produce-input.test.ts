@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashString } from '../src/base/keys.js';
 import { homeGroup, Queue } from '../src/index.js';
+import { closedAfterFile } from './helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
 import { spawnCli } from './helpers/runtime.js';
 
@@ -15,20 +16,17 @@ let prefixes = 0;
 beforeAll(async () => {
   server = await startStandalone();
 });
-/** Every Queue space() made: closed before the server stops, so none reconnects to it for good. */
-const queues: Queue[] = [];
 afterAll(async () => {
-  await Promise.all(queues.map((queue) => queue.close()));
   await server?.stop();
 });
+/** Every Queue space() made, closed before the server stops. */
+const keep = closedAfterFile();
 
 /** A fresh prefix, its CLI flags and a Queue on it. */
 function space(groups = 10) {
   const prefix = `pi${++prefixes}`;
   const flags = ['--redis', server.url, '--prefix', prefix, '--groups', String(groups)];
-  const queue = new Queue({ redis: server.url, prefix, groups });
-  queues.push(queue);
-  return { flags, queue };
+  return { flags, queue: keep(new Queue({ redis: server.url, prefix, groups })) };
 }
 
 /** Runs produce with raw bytes on stdin; kills it after 30 s. */

@@ -3,9 +3,10 @@
  * reschedule`, `skyq pause` / `skyq resume` (honoured by a running launcher). The compiled
  * CLI as a child against a private redis-server.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { startActors } from '../src/start.js';
+import { closedAfterFile } from './helpers/queue.js';
 import {
   fixture,
   recorded,
@@ -25,17 +26,14 @@ function withoutWhere(stdout: string): string {
   return rest.join('\n');
 }
 let prefixes = 0;
-/** Every Queue space() made, closed before the server stops (a test that only takes the flags
- * leaves its own open, and an open Queue reconnects to the stopped server for good). */
-const queues: Queue[] = [];
-afterAll(() => Promise.all(queues.map((queue) => queue.close())));
+/** Every Queue space() made, closed before the server stops (a test that takes only the flags
+ * leaves its own open). */
+const keep = closedAfterFile();
 
 function space(groups = 4) {
   const prefix = `st${++prefixes}`;
   const flags = ['--redis', redis.server.url, '--prefix', prefix, '--groups', String(groups)];
-  const queue = new Queue({ redis: redis.server.url, prefix, groups });
-  queues.push(queue);
-  return { prefix, flags, queue };
+  return { prefix, flags, queue: keep(new Queue({ redis: redis.server.url, prefix, groups })) };
 }
 
 describe('skyq get', () => {

@@ -113,6 +113,21 @@ export function useQueueRedis(): {
   return context;
 }
 
+/**
+ * Returns `keep(queue)`, which closes each Queue it was given after the file. For files that
+ * make Queues synchronously beside a server of their own: register this after that server's
+ * hooks, and the Queues close before it stops (vitest runs after-hooks last registered first),
+ * so none is left reconnecting to a stopped server for good.
+ */
+export function closedAfterFile(): (queue: Queue) => Queue {
+  const queues: Queue[] = [];
+  afterAll(() => Promise.all(queues.map((queue) => queue.close())));
+  return (queue) => {
+    queues.push(queue);
+    return queue;
+  };
+}
+
 /** Message records left in a msg hash (not counting the field that keeps it a hashtable). */
 export async function recordsIn(client: Redis | Cluster, msgKey: string): Promise<number> {
   const fields = await client.hkeysBuffer(msgKey);
