@@ -53,7 +53,9 @@ class GroupReader {
     return this.waiters.size === 0;
   }
 
+  /** Once: ioredis adds a listener to the socket at each disconnect(). */
   stop(): void {
+    if (this.#stopped) return;
     this.#stopped = true;
     this.#client.disconnect();
   }
@@ -67,9 +69,11 @@ class GroupReader {
     void this.#loop();
   }
 
+  // Reads until stopped, idle or not: a waiter may join between the settle that left the reader
+  // idle and the stop (Waiters.wait's finally), and must still be read for.
   async #loop(): Promise<void> {
     let failures = 0;
-    while (!this.#stopped && !this.idle) {
+    while (!this.#stopped) {
       try {
         const reply = (await this.#client.xreadBuffer(
           'BLOCK',
@@ -191,7 +195,9 @@ export class Waiters {
       clearTimeout(timer);
       waiting.delete(waiter);
       if (waiting.size === 0 && reader.waiters.get(id) === waiting) reader.waiters.delete(id);
-      if (reader.idle) {
+      // The last waiter to leave stops the reader, once; one that left after it must not drop
+      // the group's next reader from the map.
+      if (reader.idle && this.#readers.get(group) === reader) {
         this.#readers.delete(group);
         reader.stop();
       }
