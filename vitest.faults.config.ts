@@ -21,7 +21,7 @@ class BesideFirst extends BaseSequencer {
 // The fault suite: real processes killed, stopped, failed over. Its files run two at a time, the
 // ones that time something tight alone, and the ones that mostly wait beside them all
 // (test/faults/helpers/two-at-a-time.ts, sharing.ts): three workers. The suite took ~385 s in
-// line, ~240 s one at a time beside the outage file.
+// line, ~240 s one at a time beside the outage file, 185–210 s so.
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
