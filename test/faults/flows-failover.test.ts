@@ -25,7 +25,7 @@ import {
   type ReplicatedCluster,
   startReplicatedCluster,
 } from './helpers/cluster.js';
-import { expectFlowsHeld, spreadFlow } from './helpers/flows.js';
+import { expectFlowsHeld, explainingUnfinished, spreadFlow } from './helpers/flows.js';
 import { saveCost } from './helpers/results.js';
 import {
   expectNoneLost,
@@ -145,7 +145,9 @@ describe('failover of a cluster master while flows complete', () => {
       }
 
       const ids = flows.flatMap((flow) => nodesOf(flow).map(({ node }) => node.id));
-      const { finishes, result } = await expectNoneLost(record, ids.map(hexOf), leased);
+      const { finishes, result } = await explainingUnfinished(queue, flows, PREFIX, GROUPS, () =>
+        expectNoneLost(record, ids.map(hexOf), leased),
+      );
       const held = expectFlowsHeld(flows, finishes, leased);
       const resumedAt = firstClaimedAfter(finishes, marks, affected, promotedAt);
       expect(resumedAt).toBeLessThan(Number.POSITIVE_INFINITY);

@@ -12,7 +12,7 @@ import { keyOf } from '../../src/base/keys.js';
 import { type FlowIds, Queue } from '../../src/index.js';
 import { nodesOf } from '../helpers/flows.js';
 import { type CliChild, tempDir, waitFor } from '../helpers/runtime.js';
-import { expectFlowsHeld, spreadFlow } from './helpers/flows.js';
+import { expectFlowsHeld, explainingUnfinished, spreadFlow } from './helpers/flows.js';
 import { killHard, startSkyq, stopGracefully } from './helpers/processes.js';
 import { saveCost } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
@@ -59,13 +59,18 @@ describe('kill -9 of a launcher while flows complete', () => {
     try {
       await queue.ready();
       const body = { ms: 30 };
+      // A lease a kill cut short is a delivery spent: a job leased at every kill must have one
+      // left after them, or it dies as it should ("lease expired on the last of 3 attempts") and
+      // its ancestors with it. The launchers lease 80 at a time, the oldest first, so on a busy
+      // machine the same few were leased at all three kills (2 runs of ~20 beside another file).
+      const attempts = KILLS + 1;
       for (let f = 0; f < FLOWS / 2; f++)
-        flows.push(await queue.flows.add(spreadFlow(f, GROUPS, body)));
+        flows.push(await queue.flows.add(spreadFlow(f, GROUPS, body, attempts)));
       // More flows keep coming until the last launcher starts, so each kill lands mid-run.
       let producing = true;
       const producer = (async () => {
         for (let f = FLOWS / 2; producing || f < FLOWS; f++) {
-          flows.push(await queue.flows.add(spreadFlow(f, GROUPS, body)));
+          flows.push(await queue.flows.add(spreadFlow(f, GROUPS, body, attempts)));
           await sleep(40);
         }
       })();
@@ -89,7 +94,9 @@ describe('kill -9 of a launcher while flows complete', () => {
       producing = false;
       await producer;
       const ids = flows.flatMap((flow) => nodesOf(flow).map(({ node }) => node.id));
-      const { finishes, result } = await expectNoneLost(servers.record, ids.map(hexOf), leased);
+      const { finishes, result } = await explainingUnfinished(queue, flows, PREFIX, GROUPS, () =>
+        expectNoneLost(servers.record, ids.map(hexOf), leased),
+      );
       expect(result.unexpected).toBe(0);
       const held = expectFlowsHeld(flows, finishes, leased);
       expect(kills.every((kill) => kill.leased.size > 0)).toBe(true); // each kill landed mid-run

@@ -6,27 +6,35 @@
  * attempt (a parent released twice would run as the same one).
  */
 import { expect } from 'vitest';
-import type { FlowIds, FlowSpec } from '../../../src/index.js';
+import { keyOf } from '../../../src/base/keys.js';
+import type { FlowIds, FlowSpec, Queue } from '../../../src/index.js';
 import { nodesOf } from '../../helpers/flows.js';
 import { type Finish, hexOf } from './tally.js';
 
 /**
  * Flow number `f` of depth 3 (4 × 4 leaves): the root in group f % groups, half the middle
- * level in its group and half placed by key, half of each one's leaves in another group.
+ * level in its group and half placed by key, half of each one's leaves in another group; each
+ * node with `attempts` deliveries when given.
  */
-export function spreadFlow(f: number, groups: number, body: FlowSpec['body']): FlowSpec {
+export function spreadFlow(
+  f: number,
+  groups: number,
+  body: FlowSpec['body'],
+  attempts?: number,
+): FlowSpec {
+  const every = attempts === undefined ? {} : { attempts };
   const leaf = (m: number, l: number): FlowSpec => ({
     body,
-    options: l % 2 === 0 ? {} : { group: (f + m + l) % groups },
+    options: l % 2 === 0 ? every : { ...every, group: (f + m + l) % groups },
   });
   const mid = (m: number): FlowSpec => ({
     body,
-    options: m % 2 === 0 ? {} : { key: `flow-${f}-${m}` },
+    options: m % 2 === 0 ? every : { ...every, key: `flow-${f}-${m}` },
     children: Array.from({ length: 4 }, (_, l) => leaf(m, l)),
   });
   return {
     body,
-    options: { group: f % groups },
+    options: { ...every, group: f % groups },
     children: Array.from({ length: 4 }, (_, m) => mid(m)),
   };
 }
@@ -83,4 +91,43 @@ export function expectFlowsHeld(
   }
   expect(problems.slice(0, 10)).toEqual([]);
   return account;
+}
+
+/**
+ * Runs `wait` (the tally's wait for every node); when it fails, its error also tells where each
+ * unfinished node of `flows` is (up to 40 of them) and what each group's outbox and waiting set
+ * hold, so a run that leaves a flow behind says how.
+ */
+export async function explainingUnfinished<T>(
+  queue: Queue,
+  flows: FlowIds[],
+  prefix: string,
+  groups: number,
+  wait: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await wait();
+  } catch (error) {
+    const lines: string[] = [];
+    let notFound = 0; // finished and trimmed from the history since, or never stored
+    for (const flow of flows) {
+      for (const { node } of nodesOf(flow)) {
+        if (lines.length >= 40) break;
+        const info = await queue.get(node.id);
+        if (info === null) notFound++;
+        if (info === null || info.state === 'done') continue;
+        const children = info.children ? ` children ${JSON.stringify(info.children)}` : '';
+        const why = info.deadReason ?? info.lastError;
+        const reason = why ? ` (${String(why).slice(0, 120)})` : '';
+        lines.push(`${node.id}: ${info.state}${reason}${children} (root ${flow.id})`);
+      }
+    }
+    lines.push(`${notFound} nodes not found (trimmed from the history, or never stored)`);
+    for (let g = 0; g < groups; g++) {
+      const outbox = await queue.client.hlen(keyOf(prefix, g, 'outbox'));
+      const waiting = await queue.client.zcard(keyOf(prefix, g, 'waiting'));
+      lines.push(`group ${g}: outbox ${outbox}, waiting ${waiting}`);
+    }
+    throw new Error(`${(error as Error).message}\n${lines.join('\n')}`, { cause: error });
+  }
 }
