@@ -25,7 +25,12 @@ import {
   type ReplicatedCluster,
   startReplicatedCluster,
 } from './helpers/cluster.js';
-import { expectFlowsHeld, explainingUnfinished, spreadFlow } from './helpers/flows.js';
+import {
+  expectFlowsHeld,
+  explainingUnfinished,
+  flowLeftovers,
+  spreadFlow,
+} from './helpers/flows.js';
 import { saveCost } from './helpers/results.js';
 import {
   expectNoneLost,
@@ -155,13 +160,8 @@ describe('failover of a cluster master while flows complete', () => {
       await waitFor(
         'no parent waiting and every outbox empty',
         async () => {
-          const sizes = await Promise.all(
-            Array.from({ length: GROUPS }, async (_, g) => {
-              const waiting = await queue.client.zcard(keyOf(PREFIX, g, 'waiting'));
-              return waiting + (await queue.client.hlen(keyOf(PREFIX, g, 'outbox')));
-            }),
-          );
-          return sizes.every((n) => n === 0) ? true : undefined;
+          const left = await flowLeftovers(queue, PREFIX, GROUPS);
+          return left.every(({ outbox, waiting }) => outbox + waiting === 0) ? true : undefined;
         },
         30_000,
         200,

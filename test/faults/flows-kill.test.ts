@@ -8,11 +8,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { keyOf } from '../../src/base/keys.js';
 import { type FlowIds, Queue } from '../../src/index.js';
 import { nodesOf } from '../helpers/flows.js';
 import { type CliChild, tempDir, waitFor } from '../helpers/runtime.js';
-import { expectFlowsHeld, explainingUnfinished, spreadFlow } from './helpers/flows.js';
+import {
+  expectFlowsHeld,
+  explainingUnfinished,
+  flowLeftovers,
+  spreadFlow,
+} from './helpers/flows.js';
 import { killHard, startSkyq, stopGracefully } from './helpers/processes.js';
 import { saveCost } from './helpers/results.js';
 import { useFaultServers } from './helpers/servers.js';
@@ -30,10 +34,8 @@ const servers = useFaultServers();
 
 /** Outcomes waiting in the groups' outboxes for a relay (or its confirmation). */
 async function outboxEntries(queue: Queue): Promise<number> {
-  const sizes = await Promise.all(
-    Array.from({ length: GROUPS }, (_, g) => queue.client.hlen(keyOf(PREFIX, g, 'outbox'))),
-  );
-  return sizes.reduce((a, b) => a + b, 0);
+  const left = await flowLeftovers(queue, PREFIX, GROUPS);
+  return left.reduce((sum, { outbox }) => sum + outbox, 0);
 }
 const PREFIX = 'fk';
 const GROUPS = 4;
@@ -105,15 +107,8 @@ describe('kill -9 of a launcher while flows complete', () => {
       await waitFor(
         'no parent waiting and every outbox empty',
         async () => {
-          const sizes = await Promise.all(
-            Array.from({ length: GROUPS }, async (_, g) => {
-              return (
-                (await queue.client.zcard(keyOf(PREFIX, g, 'waiting'))) +
-                (await queue.client.hlen(keyOf(PREFIX, g, 'outbox')))
-              );
-            }),
-          );
-          return sizes.every((n) => n === 0) ? true : undefined;
+          const left = await flowLeftovers(queue, PREFIX, GROUPS);
+          return left.every(({ outbox, waiting }) => outbox + waiting === 0) ? true : undefined;
         },
         20_000,
         200,

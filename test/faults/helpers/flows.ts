@@ -94,6 +94,23 @@ export function expectFlowsHeld(
 }
 
 /**
+ * Per group: the outcomes its outbox holds for a relay (or its confirmation), and the parents its
+ * waiting set holds. Both empty once every flow ended and the sweeps confirmed every relay.
+ */
+export async function flowLeftovers(
+  queue: Queue,
+  prefix: string,
+  groups: number,
+): Promise<{ outbox: number; waiting: number }[]> {
+  return Promise.all(
+    Array.from({ length: groups }, async (_, g) => ({
+      outbox: await queue.client.hlen(keyOf(prefix, g, 'outbox')),
+      waiting: await queue.client.zcard(keyOf(prefix, g, 'waiting')),
+    })),
+  );
+}
+
+/**
  * Runs `wait` (the tally's wait for every node); when it fails, its error also tells where each
  * unfinished node of `flows` is (up to 40 of them) and what each group's outbox and waiting set
  * hold, so a run that leaves a flow behind says how.
@@ -123,11 +140,8 @@ export async function explainingUnfinished<T>(
       }
     }
     lines.push(`${notFound} nodes not found (trimmed from the history, or never stored)`);
-    for (let g = 0; g < groups; g++) {
-      const outbox = await queue.client.hlen(keyOf(prefix, g, 'outbox'));
-      const waiting = await queue.client.zcard(keyOf(prefix, g, 'waiting'));
+    for (const [g, { outbox, waiting }] of (await flowLeftovers(queue, prefix, groups)).entries())
       lines.push(`group ${g}: outbox ${outbox}, waiting ${waiting}`);
-    }
     throw new Error(`${(error as Error).message}\n${lines.join('\n')}`, { cause: error });
   }
 }
