@@ -97,17 +97,17 @@ it('npm run build keeps dist/ in place while it builds, the bin executable and d
   // (inotify): a file replaced in place by a rename is one change of its name, a file removed
   // and then renamed in is two, and the folders on the way are never replaced.
   const changes = new Map<string, number>();
-  const watchers = [
+  const watched: [dir: string, names: string[]][] = [
     ['', ['dist']],
     ['dist', ['src', 'workers']],
     ['dist/src', ['cli']],
     ['dist/workers', ['coordinator.js']],
     ['dist/src/cli', ['main.js']],
-  ].map(([dir, names]) =>
-    watch(join(copy, dir as string), (_, name) => {
-      const path = join(dir as string, String(name));
-      if ((names as string[]).includes(String(name)))
-        changes.set(path, (changes.get(path) ?? 0) + 1);
+  ];
+  const watchers = watched.map(([dir, names]) =>
+    watch(join(copy, dir), (_, name) => {
+      const path = join(dir, String(name));
+      if (names.includes(String(name))) changes.set(path, (changes.get(path) ?? 0) + 1);
     }),
   );
   const build = spawn('npm', ['run', 'build'], { cwd: copy, stdio: 'ignore' });
