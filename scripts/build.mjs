@@ -133,7 +133,9 @@ for (const name of CACHED_WORKERS) {
 // 0.45 for `--version` (test/cli-load.test.ts). It replaces tsc's main.js, its chunks beside it.
 // They must stay at that depth (dist/src/<folder>/), where src/ spells its paths from
 // import.meta.url: ../lua/, ../http/page/, ../../workers/. The bench stays outside the bundle,
-// loaded from dist/bench/ as it is (its handler files are found next to its modules).
+// loaded from dist/bench/ as it is (its handler files are found next to its modules). So does
+// piscina: it starts its threads from worker.js beside its own code (`__dirname`), which an ES
+// module bundle has no value for (`skyq start --pool` failed with a ReferenceError).
 const tscCli = readdirSync(`${OUT}/src/cli`);
 await build({
   // Paths (and the comments naming each bundled file) relative to the build's folder, not named
@@ -158,6 +160,12 @@ await build({
       name: 'bench-outside',
       setup(build) {
         build.onResolve({ filter: /\/bench\// }, ({ path }) => ({ path, external: true }));
+      },
+    },
+    {
+      name: 'piscina-outside',
+      setup(build) {
+        build.onResolve({ filter: /^piscina$/ }, ({ path }) => ({ path, external: true }));
       },
     },
   ],
