@@ -21,10 +21,83 @@ async function drain(queue: Queue, group: number): Promise<string[]> {
 }
 
 describe('flows.add across slots', () => {
+  it('a caller id a pending message holds in another group refuses the flow, writing nothing', async () => {
+    const q = await redis.queue({ groups: 2 });
+    // Someone else's jobs hold the ids two children in group 1 ask for: one delayed, one ready.
+    await q.add('someone else', { id: 'X', group: 1, delay: 3_600_000 });
+    await q.add('someone else too', { id: 'Y', group: 1 });
+    const spec = {
+      body: 'root',
+      options: { group: 0, id: 'R' },
+      children: [
+        { body: 'mine', options: { group: 0 } },
+        { body: 'x', options: { id: 'X', group: 1 } },
+        { body: 'y', options: { id: 'Y', group: 1 } },
+      ],
+    };
+    const error = await q.flows.add(spec).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(FlowAddError); // nothing to retry: nothing went in
+    expect(error).toMatchObject({
+      code: 'ERR_SKYQ_FLOW',
+      message:
+        'flows.add: ids are taken by pending messages: X (group 1), Y (group 1); nothing was added',
+    });
+    expect(await q.get('R')).toBeNull();
+    expect(await drain(q, 0)).toEqual([]);
+    // The strangers are theirs still, and cancelling the flow's root changes nothing of theirs.
+    expect(await q.cancel('R')).toBe(false);
+    expect((await q.get('X'))?.body).toBe('someone else');
+    expect(await drain(q, 1)).toEqual(['Y']);
+  });
+
+  it("cancelling a part-added flow's root leaves a stranger that took a missing child's id", async () => {
+    const q = await redis.queue({ groups: 2 });
+    // 1,002 children in group 0 go out in two calls, and the second fails; so does group 1's.
+    const run = q.run.bind(q);
+    const calls = new Map<number, number>();
+    q.run = async (name, group, args, buffers) => {
+      if (name === 'flow-add') {
+        calls.set(group, (calls.get(group) ?? 0) + 1);
+        if (group === 1 || calls.get(group) === 2) throw new Error('connection lost');
+      }
+      return run(name, group, args, buffers);
+    };
+    const kids = Array.from({ length: 1001 }, (_, i) => ({ body: i }));
+    const spec = {
+      body: 'root',
+      options: { group: 0, id: 'R' },
+      children: [
+        ...kids,
+        { body: 'last', options: { id: 'L' } },
+        { body: 'x', options: { id: 'X', group: 1 } },
+      ],
+    };
+    const failed = (await q.flows.add(spec).catch((e: unknown) => e)) as FlowAddError;
+    expect(failed).toBeInstanceOf(FlowAddError);
+    expect(failed.missing).toContain('L');
+    expect(failed.missing).toContain('X');
+    q.run = run;
+    // Meanwhile other programs' jobs take the ids the flow could not store.
+    await q.add('a stranger here', { id: 'L', group: 0, delay: 3_600_000 });
+    await q.add('a stranger there', { id: 'X', group: 1, delay: 3_600_000 });
+    expect(await q.cancel('R')).toBe(true);
+    expect((await q.get('L'))?.body).toBe('a stranger here');
+    expect((await q.get('X'))?.body).toBe('a stranger there');
+    // The flow's own children went with it: only the strangers are pending.
+    const pending = (await q.counts()).reduce((n, c) => n + c.delayed + c.ready + c.active, 0);
+    expect(pending).toBe(2);
+  });
+
   it('a failed part rejects; the parent waits for the missing child; retry() completes it', async () => {
     const q = await redis.queue({ groups: 3 });
-    // A pending message holds the id a node of group 2 wants: that part is refused.
-    await q.add('in the way', { id: 'blocked', group: 2, delay: 60_000 });
+    // The call that stores group 2's part fails (the connection dropped before it was sent).
+    const run = q.run.bind(q);
+    let failures = 0;
+    q.run = async (name, group, args, buffers) => {
+      if (name === 'flow-add' && group === 2 && failures++ === 0)
+        throw new Error('connection lost');
+      return run(name, group, args, buffers);
+    };
     const spec = {
       body: 'root',
       options: { group: 0 },
@@ -32,8 +105,8 @@ describe('flows.add across slots', () => {
         { body: 'here' },
         { body: 'there', options: { group: 1 } },
         {
-          body: 'blocked',
-          options: { group: 2, id: 'blocked' },
+          body: 'away',
+          options: { group: 2 },
           children: [{ body: 'below', options: { group: 1 } }],
         },
       ],
@@ -41,16 +114,16 @@ describe('flows.add across slots', () => {
     const error = await q.flows.add(spec).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FlowAddError);
     const failed = error as FlowAddError;
-    const [here, there, blocked] = failed.ids.children.map((child) => child.id) as [
+    const [here, there, away] = failed.ids.children.map((child) => child.id) as [
       string,
       string,
       string,
     ];
     const below = failed.ids.children[2]?.children[0]?.id as string;
     expect(failed.message).toMatch(
-      /^flows\.add: 2 nodes of the flow \S+ were not added \(.*id blocked is taken by a pending message/,
+      /^flows\.add: 2 nodes of the flow \S+ were not added \(.*connection lost/,
     );
-    expect(failed.missing).toEqual([blocked, below]);
+    expect(failed.missing).toEqual([away, below]);
     // What went in runs; the root still waits for the child that is missing.
     expect(await drain(q, 0)).toEqual([here]);
     expect(await drain(q, 1)).toEqual([there]);
@@ -58,13 +131,12 @@ describe('flows.add across slots', () => {
     expect((await q.get(failed.ids.id))?.state).toBe('waiting');
     expect(await drain(q, 0)).toEqual([]);
 
-    expect(await q.cancel('blocked')).toBe(true);
     expect(await failed.retry()).toEqual(failed.ids);
     expect(await drain(q, 1)).toEqual([below]);
-    await waitFor('blocked to be released', async () =>
-      (await q.get(blocked))?.state === 'ready' ? true : undefined,
+    await waitFor('away to be released', async () =>
+      (await q.get(away))?.state === 'ready' ? true : undefined,
     );
-    expect(await drain(q, 2)).toEqual([blocked]);
+    expect(await drain(q, 2)).toEqual([away]);
     const [root] = await claimAtLeast(q, 0, 1);
     expect(root?.id).toBe(failed.ids.id);
   });
@@ -119,7 +191,7 @@ describe('flows.add across slots', () => {
       ],
     });
     await expect(q.flows.add(spec('job-b'))).rejects.toThrow(
-      /flows\.add: id job-b is taken by a pending message; nothing was added in group 0/,
+      'flows.add: an id is taken by pending messages: job-b (group 0); nothing was added',
     );
     expect(await q.get('job-root')).toBeNull();
     const ids = await q.flows.add(spec('job-c'));

@@ -221,6 +221,16 @@ export const errors = {
       'ERR_SKYQ_FLOW',
       `cancel ${id}: its flow parent ${parent} waits for it; cancel the parent (its pending children go with it), or add the child with optional: true`,
     ),
+  /** flows.add of caller ids that pending messages hold: nothing of the flow was written */
+  flowIdsTaken: (taken: { id: string; group: number }[]) => {
+    const shown = taken.slice(0, 5).map(({ id, group }) => `${id} (group ${group})`);
+    const more = taken.length > 5 ? ` and ${taken.length - 5} more` : '';
+    return new SkyqError(
+      'ERR_SKYQ_FLOW',
+      `flows.add: ${taken.length === 1 ? 'an id is' : 'ids are'} taken by pending messages: ${shown.join(', ')}${more}; nothing was added`,
+      'flow',
+    );
+  },
   /** Redis's NOPERM reply, with the ACL rule a skyq user needs */
   noPermission: (reply: string, rule: string, cause?: unknown) =>
     new SkyqError(

@@ -16,8 +16,20 @@ local function unqueue(id)
   return redis.call('ZREM', waitingKey, id) == 1 and 'waiting'
 end
 
+-- Whether the message `id` here is a child of `parentGroup`'s `parent`, by its record's tag: a
+-- child id the flow listed but could not store (another message held it) is someone else's.
+local function childOf(id, parentGroup, parent)
+  local ref = flow().tagsOf(redis.call('HGET', msgKey, id))
+  if not ref then
+    return false
+  end
+  local group, _, of = flow().parseRef(ref)
+  return group == parentGroup and of == parent
+end
+
 -- Cancel a cancelled parent's children that have not ended: those in this slot at once (a
--- running one is left to finish), recursively; returns "<group>:<id>" of those elsewhere.
+-- running one is left to finish), recursively; returns "<group>:<id>" of those elsewhere, each
+-- followed by its parent's "<group>:<id>" (cancel.lua's 'cascade' checks it is theirs).
 local function cancelChildren(parent, elsewhere)
   local list = redis.call('HGET', flowKey, parent .. ':c')
   if not list then
@@ -33,7 +45,8 @@ local function cancelChildren(parent, elsewhere)
     if outcomes[i] == '' then
       if group ~= flow().group() then
         elsewhere[#elsewhere + 1] = group .. ':' .. id
-      else
+        elsewhere[#elsewhere + 1] = flow().group() .. ':' .. parent
+      elseif childOf(id, group, parent) then
         local was = unqueue(id)
         if was then
           publish('cancelled', { id }, nil, '')

@@ -25,8 +25,13 @@ export function cancelMessage(
   options: { group?: number } | undefined,
 ): Promise<boolean> {
   const events = queue.config.events ? '1' : '';
-  const run = (group: number, key: string | Buffer, mode: string) =>
-    queue.run('cancel', group, mode === '' ? [key, events] : [key, events, mode]);
+  const run = (group: number, key: string | Buffer, mode: string, parent?: string) =>
+    queue.run('cancel', group, [
+      key,
+      events,
+      ...(mode === '' ? [] : [mode]),
+      ...(parent ? [parent] : []),
+    ]);
   return onFirstGroup(queue.config.groups, id, options, (group, key) =>
     cancelIn(run, flows, group, key),
   );

@@ -103,6 +103,7 @@ export function queueParts<B>(base: QueueBase): QueueParts<B> {
     adder: {
       ...adder,
       run: (group, args) => run('flow-add', group, args),
+      taken: (group, args) => run('flow-taken', group, args),
       pickGroup: () => turns.next(),
     },
     read: runBuffer,

@@ -46,6 +46,7 @@ export const SCRIPT_NAMES = [
   'flow-sweep',
   'flow-children',
   'flow-states',
+  'flow-taken',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -159,7 +159,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
         ['no leases', ['1', '']],
       ],
     },
-    cancel: { valid: ['$id', ''], bad: [['nothing at all', []]] },
+    cancel: {
+      valid: ['$id', ''],
+      bad: [
+        ['nothing at all', []],
+        ['a cascade without its parent', ['$id', '', 'cascade']],
+        ['a parent without a cascade', ['$id', '', 'force', '0:p']],
+        ['a parent not <group>:<id>', ['$id', '', 'cascade', 'p']],
+      ],
+    },
     reschedule: { valid: ['1', '$id', 'd1000', ''], bad: [] },
     inspect: { valid: ['1', '$id', '0'], bad: [] },
     counts: { valid: ['1'], bad: [['nothing at all', []]] },
@@ -298,6 +306,15 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     'flow-states': { valid: ['1', '$id'], bad: [['no ids', ['1']]] },
+    'flow-taken': {
+      valid: ['$id', 'a'.repeat(40)],
+      bad: [
+        ['nothing at all', []],
+        ['an id without its hash', ['$id']],
+        ['an empty id', ['', 'a'.repeat(40)]],
+        ['a hash not 40 hex digits', ['$id', 'sha1']],
+      ],
+    },
     'intake-alive': {
       valid: ['launcher-1', '6000'],
       bad: [['a holding list without its entry', ['launcher-1', '6000', 'list']]],
@@ -398,7 +415,7 @@ function badValues(name: string, valid: Args): Case[] {
   }
   // Scripts with a fixed number of arguments (or a fixed head) refuse one short or too many.
   const open = ['ack', 'extend', 'release', 'claim', 'spill-drop', 'watch-many', 'add'];
-  open.push('flow-sweep', 'flow-children', 'flow-states'); // they take any number of ids
+  open.push('flow-sweep', 'flow-children', 'flow-states', 'flow-taken'); // any number of ids
   if (valid.length > 0 && !open.includes(name)) out.push(...shortAndLong(valid));
   if (name === 'claim' || name === 'extend' || name === 'release') {
     out.push(['the last argument missing', valid.slice(0, -1)]);

@@ -9,6 +9,7 @@
 // FlowAddError's retry() sends what is missing under the same ids (flow-add.lua leaves a node
 // that holds this very record already as it is, so an add whose outcome was unknown is not
 // stored twice).
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { errors, FlowAddError, type FlowIds } from '../../base/errors.js';
 import { type PreparedMessage, prepareContext, prepareMessage } from '../add-options.js';
@@ -28,6 +29,8 @@ export interface FlowAddContext {
   now(group: number, at: number): Promise<number>;
   /** one flow-add.lua call */
   run(group: number, args: (string | Buffer)[]): Promise<unknown>;
+  /** one flow-taken.lua call: pairs of a caller id and its record's SHA-1 */
+  taken(group: number, args: string[]): Promise<unknown>;
   /** the error a reader should see */
   explain(error: unknown): unknown;
   /** a group for a root that names none */
@@ -72,6 +75,7 @@ export async function addFlow(context: FlowAddContext, spec: unknown): Promise<F
     return prepare(node, tagsOf({ parent, childCount }));
   });
   const plan = { nodes, ids, prepared, waves: wavesOf(nodes) };
+  await refuseTaken(context, plan);
   return sendAll(
     context,
     plan,
@@ -98,6 +102,37 @@ async function giveIds(idBlocks: IdBlocks, nodes: FlowNode[]): Promise<string[]>
     }),
   );
   return ids;
+}
+
+/**
+ * Refuses the flow, before anything is written, when a pending message holds one of its caller
+ * ids. flow-add.lua refuses those too, but a node in a later wave (another group) or a later
+ * chunk would be refused only after its parent was stored waiting for it: that parent would
+ * wait for good, and count the stranger as its child.
+ */
+async function refuseTaken(context: FlowAddContext, plan: Plan): Promise<void> {
+  const byGroup = new Map<number, string[]>();
+  for (const node of plan.nodes) {
+    if (node.callerId === '') continue;
+    const record = (plan.prepared[node.index] as PreparedMessage).record;
+    const args = byGroup.get(node.group) ?? [];
+    args.push(node.callerId, createHash('sha1').update(record).digest('hex'));
+    byGroup.set(node.group, args);
+  }
+  const taken: { id: string; group: number }[] = [];
+  try {
+    await Promise.all(
+      [...byGroup].map(async ([group, args]) => {
+        for (let at = 0; at < args.length; at += 2 * CHUNK_NODES) {
+          const reply = await context.taken(group, args.slice(at, at + 2 * CHUNK_NODES));
+          for (const id of reply as string[]) taken.push({ id: String(id), group });
+        }
+      }),
+    );
+  } catch (error) {
+    throw context.explain(error);
+  }
+  if (taken.length > 0) throw errors.flowIdsTaken(taken);
 }
 
 /** A node's wave: its parent's, plus one when it lives in another group. */

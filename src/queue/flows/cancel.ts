@@ -12,6 +12,8 @@ export type CancelScript = (
   group: number,
   id: string | Buffer,
   mode: CancelMode,
+  /** 'cascade': the parent being cancelled, "<group>:<id>" */
+  parent?: string,
 ) => Promise<unknown>;
 
 /** Cancels `id` in `group`: true when it was pending (delayed, ready or waiting) and is gone. */
@@ -21,8 +23,9 @@ export async function cancelIn(
   group: number,
   id: string | Buffer,
   mode: CancelMode = '',
+  parent?: string,
 ): Promise<boolean> {
-  const reply = await run(group, id, mode);
+  const reply = await run(group, id, mode, parent);
   if (!Array.isArray(reply)) {
     // 2: an optional child's outcome waits in this slot's outbox for its parent elsewhere.
     if (reply === 2) flows.relay.kick(group);
@@ -37,13 +40,15 @@ export async function cancelIn(
     return cancelIn(run, flows, group, id, 'force');
   }
   if (head === 2) flows.relay.kick(group);
-  // A cancelled parent's children in other groups: each goes (with its own children).
-  await Promise.all(
-    rest.map((entry) => {
-      const text = String(entry);
-      const colon = text.indexOf(':');
-      return cancelIn(run, flows, Number(text.slice(0, colon)), text.slice(colon + 1), 'cascade');
-    }),
-  );
+  // A cancelled parent's children in other groups, each with its parent: each goes (with its
+  // own children) when its record names that parent.
+  const cascades: Promise<boolean>[] = [];
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    const text = String(rest[i]);
+    const colon = text.indexOf(':');
+    const [childGroup, child] = [Number(text.slice(0, colon)), text.slice(colon + 1)];
+    cascades.push(cancelIn(run, flows, childGroup, child, 'cascade', String(rest[i + 1])));
+  }
+  await Promise.all(cascades);
   return true;
 }
