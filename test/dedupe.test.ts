@@ -92,7 +92,7 @@ describe('dedupe windows', () => {
         { body: 1, options: { id: 'a:2', dedupeMs: '1m' } },
         { body: 2, options: { id: 'a:3', dedupeMs: {} as unknown as number } },
       ]),
-    ).rejects.toThrow(/items\[1\]\.dedupeMs: must be a number of ms or a duration/);
+    ).rejects.toThrow(/items\[1\]\.options\.dedupeMs: must be a number of ms or a duration/);
     expect(await q.get('a:1')).toBeNull();
     expect(await q.get('a:2')).toBeNull();
   });

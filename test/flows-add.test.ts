@@ -243,8 +243,13 @@ describe('flows.add across slots', () => {
       ],
       [
         { body: 'x', children: [{ body: 'y', options: { delay: -1 } }] },
-        /^flow\.children\[0\]\.delay: must be ≥ 0/,
+        /^flow\.children\[0\]\.options\.delay: must be ≥ 0/,
       ],
+      [
+        { body: 'x', children: [{ body: 'y', options: { attempts: 0 } }] },
+        /^flow\.children\[0\]\.options\.attempts: must be between 1 and 1000/,
+      ],
+      [{ body: 'x', options: { backoff: 'soon' } }, /^flow\.options\.backoff: must be /],
       [deep(20), /is deeper than 20 levels/],
     ];
     for (const [spec, message] of cases) {

@@ -138,7 +138,7 @@ describe('format', () => {
       );
       await expect(
         queue.addBulk([{ body: 1 }, { body: 2, options: { name: 42 as unknown as string } }]),
-      ).rejects.toThrow('items[1].name: must be a non-empty string (got 42)');
+      ).rejects.toThrow('items[1].options.name: must be a non-empty string (got 42)');
       expect(await queue.counts()).toMatchObject([{ delayed: 0 }]);
       await expect(queue.add('x', { name: 'a'.repeat(128) })).resolves.toBeTypeOf('string');
     } finally {

@@ -119,11 +119,11 @@ describe('add rejects bad options, naming the field', () => {
       { body: 'also fine', options: { group: 3 } },
       { body: 'bad', options: { priority: 1.5 } },
     ];
-    const error = await expectNamed(() => q.addBulk(items), 'items[2].priority');
+    const error = await expectNamed(() => q.addBulk(items), 'items[2].options.priority');
     expect(error.message).toMatch(/integer/);
     await expectNamed(
       () => q.addBulk([{ body: 1 }, { body: 2, options: { group: 10 } }]),
-      'items[1].group',
+      'items[1].options.group',
     );
     await expectNamed(
       () => q.addBulk([{ body: 1 }, { body: 2, options: { nope: 1 } as AddOptions }]),

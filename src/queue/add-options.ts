@@ -134,7 +134,9 @@ export function prepareMessage(
   context: PrepareContext = prepareContext(),
   flowTags = '',
 ): PreparedMessage {
-  const name = (option: string) => (field ? `${field}.${option}` : option);
+  // Where the caller wrote each value: `items[2].options.priority` in a bulk or a flow's node,
+  // plain `priority` in add()'s own options.
+  const name = (option: string) => (field ? `${field}.options.${option}` : option);
   const {
     delay,
     runAt,
@@ -147,7 +149,7 @@ export function prepareMessage(
     name: jobName,
     dedupeMs,
     ...rest
-  } = checkObject(name('options'), options);
+  } = checkObject(field ? `${field}.options` : 'options', options);
   rejectUnknown(field, rest);
   const due = checkDue(delay, runAt, name);
   const callerId = id === undefined ? '' : checkId(name('id'), id);
@@ -164,10 +166,11 @@ export function prepareMessage(
   } else if (callerId) target = homeGroup(callerId, config.groups);
   else target = -1;
 
-  const stored = serialiseBody(body, name('body'));
+  const bodyField = field ? `${field}.body` : 'body';
+  const stored = serialiseBody(body, bodyField);
   if (stored.bytes > config.maxBodyBytes) {
     throw errors.body(
-      name('body'),
+      bodyField,
       `is ${stored.bytes} bytes, over the limit of ${config.maxBodyBytes} (maxBodyBytes)`,
     );
   }
