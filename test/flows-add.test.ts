@@ -239,7 +239,7 @@ describe('flows.add across slots', () => {
       ],
       [
         { body: 'x', children: [{ body: 'y'.repeat(70_000) }] },
-        /^flow\.children\[0\]\.body: is over 64 KiB/,
+        /^flow\.children\[0\]\.body: is too big for a flow node, whose record \(body, name and a header of about 20 bytes\) takes up to 64 KiB: this one is 700\d\d bytes$/,
       ],
       [
         { body: 'x', children: [{ body: 'y', options: { delay: -1 } }] },

@@ -60,10 +60,11 @@ export async function addFlow(context: FlowAddContext, spec: unknown): Promise<F
       tags,
     );
   for (const node of nodes) {
-    if (prepare(node).spill)
+    const prepared = prepare(node);
+    if (prepared.spill)
       throw errors.body(
         `${node.field}.body`,
-        'is over 64 KiB: a flow node takes bodies up to 64 KiB',
+        `is too big for a flow node, whose record (body, name and a header of about 20 bytes) takes up to 64 KiB: this one is ${prepared.spill.bytes} bytes`,
       );
   }
   resolveGroups(nodes, context.pickGroup);
