@@ -40,6 +40,9 @@ describe('flows in one group', () => {
 
     const jobs = await claimIds(q, 1, [a, b, c]);
     for (const job of jobs) job.result = `${JSON.stringify(job.body)}!`;
+    // One result over resultMaxBytes (64 KiB): the parent learns it was cut, and its size.
+    const big = jobs.find((job) => job.id === c) as Message;
+    big.result = 'x'.repeat(70_000);
     // Two of three: the parent still waits.
     await q.ack(jobs.filter((job) => job.id !== b));
     expect((await q.get(flow.id))?.children).toMatchObject({ active: 1, done: 2 });
@@ -48,11 +51,14 @@ describe('flows in one group', () => {
     const [job] = await claimIds(q, 1, [flow.id]);
     expect(job?.childCount).toBe(3);
     const children = await q.flows.children(job as Message);
-    expect(children.map((child) => [child.id, child.name, child.state, child.result])).toEqual([
-      [a, 'fetch', 'done', '"a"!'],
-      [b, undefined, 'done', '"b"!'],
-      [c, 'fetch', 'done', '{"n":3}!'],
+    expect(
+      children.map((child) => [child.id, child.name, child.state, child.result, child.resultKept]),
+    ).toEqual([
+      [a, 'fetch', 'done', '"a"!', 'value'],
+      [b, undefined, 'done', '"b"!', 'value'],
+      [c, 'fetch', 'done', undefined, 'truncated'],
     ]);
+    expect(children[2]?.resultBytes).toBe(70_000);
     await q.ack([job as Message]);
     expect((await q.get(flow.id))?.state).toBe('done');
     expect(await q.claim(1, 10)).toEqual([]);

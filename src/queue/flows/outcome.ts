@@ -1,7 +1,7 @@
 // What a flow parent learns of each child (lua/flow-lib.lua keeps it in the parent's flow hash
 // as `<P>:r:<C>`): '' not ended yet, 'd<ms>|<kind><result>' done (the result as history.lua
 // keeps it), 'x<reason>' dead, 'c' cancelled.
-import { decodeResult } from '../history/result.js';
+import { decodeResult, type JobResult } from '../history/result.js';
 import type { Body } from '../record.js';
 
 /** How a flow child ended, as its parent's handler sees it in `job.children`. */
@@ -19,8 +19,12 @@ export interface FlowChild {
   optional: boolean;
   /** done, dead (an optional child), cancelled (an optional child), or pending (not ended) */
   state: FlowChildState;
-  /** done: what its handler returned (undefined when nothing, or over resultMaxBytes) */
+  /** done: what its handler returned (undefined when nothing, or when it was not kept whole) */
   result?: Body | undefined;
+  /** done: how the result was kept, as get() says: none, the value, truncated or not serialisable */
+  resultKept?: JobResult['kind'];
+  /** done, with a result over resultMaxBytes: its size in bytes */
+  resultBytes?: number;
   /** dead: why it died */
   error?: string;
 }
@@ -49,7 +53,9 @@ export function flowChild(entry: ChildEntry, outcome: Buffer | null): FlowChild 
     child.state = 'done';
     const bar = outcome.indexOf(0x7c);
     const result = decodeResult(outcome.subarray(bar + 1));
+    child.resultKept = result.kind;
     if (result.kind === 'value') child.result = result.value;
+    if (result.kind === 'truncated') child.resultBytes = result.bytes;
   }
   return child;
 }
