@@ -53,6 +53,39 @@ describe('intake order between lists', () => {
     }
   }, 60_000);
 
+  it('on an idle intake, items pushed one by one onto normal all start before one pushed onto low after them', async () => {
+    await redis.client.del('starts');
+    const lists = ['idle:high', 'idle:normal', 'idle:low'];
+    const launcher = await startActors({
+      redis: redis.server.url,
+      prefix: 'iidle',
+      groups: GROUPS,
+      intake: lists,
+      handler: fixture('starts.mjs'),
+      logDir: tempDir(),
+      publishStats: false,
+    });
+    try {
+      // Each list's own connection waits in BLMOVE. One LPUSH an item, pipelined (not MULTI):
+      // the first normal item wakes normal's wait, and the low one arrives while normal still
+      // holds most of its items, as BRPOP idle:high idle:normal idle:low would find them.
+      for (let round = 0; round < 3; round++) {
+        const normal = itemsOf(`normal${round}`, 300);
+        const pipeline = redis.client.pipeline();
+        for (const item of normal) pipeline.lpush('idle:normal', item);
+        pipeline.lpush('idle:low', `low${round}`);
+        await pipeline.exec();
+        const starts = await waitFor(`round ${round}'s 301 starts`, async () => {
+          const all = await readStarts(redis.client);
+          return all.length >= 301 * (round + 1) ? all.slice(301 * round) : undefined;
+        });
+        expect(starts.map((s) => s.body)).toEqual([...normal, `low${round}`]);
+      }
+    } finally {
+      await launcher.stop();
+    }
+  }, 60_000);
+
   it('items of an earlier list go first even when they were moved later', async () => {
     await redis.client.del('starts');
     const prefix = 'ilater';

@@ -155,9 +155,40 @@ export class ListLanes {
         await this.#wake.wait();
         continue;
       }
+      if (await this.#earlierHasItems(lane)) continue;
       await this.#step(lane);
       if (!hasWork(lane)) lane.idle.fire();
     }
+  }
+
+  /**
+   * Whether a list before `lane` (in its group) has items after all: the estimates are a step
+   * old, and a list found empty may have filled before its own BLMOVE went back to wait, while
+   * a later list's wait moved an item at once. BRPOP would take the earlier list's items first,
+   * so they go first: each is read (LLEN) before a later list's items are handed on.
+   */
+  async #earlierHasItems(lane: Lane): Promise<boolean> {
+    const earlier = this.#lanes
+      .slice(0, this.#lanes.indexOf(lane))
+      .filter((other) => other.spec.group === lane.spec.group);
+    if (earlier.length === 0) return false;
+    const lengths = await Promise.all(
+      earlier.map((other) =>
+        this.#queue.client.llen(other.spec.list).catch((error: unknown) => {
+          this.#noteList(other, error);
+          return 0;
+        }),
+      ),
+    );
+    let found = false;
+    earlier.forEach((other, i) => {
+      const length = lengths[i] ?? 0;
+      if (length > 0) {
+        other.pending = length;
+        found = true;
+      }
+    });
+    return found;
   }
 
   /** Moves one batch from the lane's list into its holding list and on into its group. */
