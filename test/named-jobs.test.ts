@@ -4,6 +4,8 @@
  * a name nobody handles is a dead letter with that reason (not retried) that a dead-letter
  * retry after deploying the handler runs, and per-name figures reach launcher.stats().
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MetricsExporter } from '../src/http/metrics.js';
 import { Queue } from '../src/index.js';
@@ -127,4 +129,49 @@ describe('named jobs', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('name: must be printable text');
   });
+});
+
+describe('a command table with an entry named then', () => {
+  // A module namespace with a `then` export is a thenable: a promise resolved with it calls that
+  // export instead of resolving, and the launcher's start hung for 15 s, then failed.
+  const modules: [string, string][] = [
+    [
+      'then-table.mjs',
+      "export const then = async () => 'then ran';\nexport const ok = async () => 'ok ran';\n",
+    ],
+    [
+      'then-table.cjs',
+      "module.exports = { then: async () => 'then ran', ok: async () => 'ok ran' };\n",
+    ],
+  ];
+  for (const pool of [0, 1]) {
+    it(`starts and routes jobs named then and ok, ES module and CommonJS (pool ${pool})`, async () => {
+      const dir = tempDir();
+      for (const [file, source] of modules) {
+        writeFileSync(join(dir, file), source);
+        const where = { redis: redis.server.url, prefix: `then${pool}${file}`, groups: 1 };
+        const queue = new Queue(where);
+        const ids = [await queue.add(1, { name: 'then' }), await queue.add(2, { name: 'ok' })];
+        const options = {
+          ...where,
+          logDir: dir,
+          handler: join(dir, file),
+          ...(pool ? { pool } : {}),
+        };
+        const launcher = await startActors(options);
+        try {
+          const results = await waitFor(`${file}'s two jobs done`, async () => {
+            const infos = await Promise.all(ids.map((id) => queue.get(id)));
+            return infos.every((info) => info?.state === 'done')
+              ? infos.map((i) => i?.result)
+              : undefined;
+          });
+          expect(results).toEqual(['then ran', 'ok ran']);
+        } finally {
+          await launcher.stop();
+          await queue.close();
+        }
+      }
+    });
+  }
 });

@@ -27,17 +27,45 @@ export function useImporter(importer: Importer): void {
   load = importer;
 }
 
-/** import() of the handler module; rejects with one readable line when it cannot load. */
-export async function importModule(url: string): Promise<Record<string, unknown>> {
+/** A module's namespace, boxed (see importModule). */
+export interface LoadedModule {
+  exports: Record<string, unknown>;
+}
+
+/**
+ * import() of the handler module; rejects with one readable line when it cannot load.
+ *
+ * A command table may have an entry named `then` (a job may be called that), and a namespace
+ * with a `then` export is a thenable: a promise resolved with it calls the export instead of
+ * resolving (the start hung). So the module is imported by a one-line module that hands its
+ * namespace on as a property, and the namespace leaves here in a box.
+ */
+export async function importModule(url: string): Promise<LoadedModule> {
   const unmute = muteModuleHint();
+  const source = `import * as exports from ${JSON.stringify(url)};\nexport { exports };\n`;
+  // Node 20 reports a CommonJS module that throws while a static import loads it twice: the
+  // import() rejects, and an internal promise rejects with the same error, unhandled (which
+  // would end the thread). That echo is dropped; any other unhandled rejection goes on.
+  let failed: unknown;
+  const dropEcho = (reason: unknown) => {
+    if (reason !== failed) throw reason;
+  };
+  process.on('unhandledRejection', dropEcho);
   try {
-    return (await load(url)) as Record<string, unknown>;
+    const loaded = (await load(
+      `data:text/javascript,${encodeURIComponent(source)}`,
+    )) as LoadedModule;
+    return { exports: loaded.exports };
   } catch (error) {
+    failed = error;
     const path = shownHandler(url);
     throw errors.actor(`cannot load handler ${path}: ${explain(error as Error, path)}`, error);
   } finally {
-    // Node emits its warning on a later tick: keep it muted until then.
-    setImmediate(unmute);
+    // Node emits its warning, and the echo, on a later tick: keep both handled until then.
+    setImmediate(() => {
+      unmute();
+      process.off('unhandledRejection', dropEcho);
+    });
   }
 }
 

@@ -22,7 +22,7 @@ export function handlerUrl(spec: string): string {
  * '*' for any other name (and for unnamed jobs).
  */
 export async function importHandler(url: string): Promise<Handler> {
-  const module = await importModule(url);
+  const module = (await importModule(url)).exports;
   if (typeof module.default === 'function') return module.default as Handler;
   const byDefault = typeof module.default === 'object' && module.default !== null;
   const table = byDefault ? (module.default as Record<string, unknown>) : module;
