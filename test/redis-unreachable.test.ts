@@ -139,3 +139,31 @@ describe('a running launcher', () => {
     }
   });
 });
+
+describe('skyq produce reading lines', () => {
+  it('rides out a Redis restart: a line typed once Redis is back is added', async () => {
+    const port = await heldPort();
+    const dir = tempDir('skyq-produce-outage-');
+    let server = await startStandalone({ port, dir });
+    const produce = spawnCli(['produce', '--redis', server.url, '--delay', '1h']);
+    const added = () => produce.stdout().match(/^added \S+$/gm)?.length ?? 0;
+    try {
+      produce.child.stdin?.write('before\n');
+      await waitFor('the first line added', () => (added() === 1 ? true : undefined));
+      await server.stop();
+      // Longer than a one-shot command's three quick reconnects: produce keeps reconnecting.
+      await sleep(3000);
+      server = await startStandalone({ port, dir });
+      await expectServedBy(server.url, server.pid);
+      produce.child.stdin?.write('after\n');
+      await waitFor('the line typed after the restart added', () =>
+        added() === 2 ? true : produce.stderr() || undefined,
+      ).then((outcome) => expect(outcome).toBe(true));
+      const ended = await finish(produce, 'quit\n');
+      expect([ended.code, ended.stderr]).toEqual([0, '']);
+    } finally {
+      produce.child.kill('SIGKILL');
+      await server.stop();
+    }
+  });
+});

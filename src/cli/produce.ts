@@ -61,12 +61,19 @@ export function registerProduce(program: Command): void {
       if (flags.name !== undefined) common.name = checkName('name', flags.name);
       const maxLine = parseCount(flags.maxLine, 'max-line');
       const load = loadOf(flags);
-      await withQueue(flags, async (queue) => {
-        await queue.ready();
-        if (!flags.quiet) console.log(writeToLine(flags));
-        if (load) await produceLoad(queue, load, common, flags.quiet === true);
-        else await produceLines(queue, flags, common, maxLine);
-      });
+      // Reading lines, produce runs until its input ends: like a launcher it keeps reconnecting
+      // through an outage (a line typed meanwhile is refused once Redis has been away for 5 s,
+      // with the reason), where a one-shot command gives up after three quick attempts.
+      await withQueue(
+        flags,
+        async (queue) => {
+          await queue.ready();
+          if (!flags.quiet) console.log(writeToLine(flags));
+          if (load) await produceLoad(queue, load, common, flags.quiet === true);
+          else await produceLines(queue, flags, common, maxLine);
+        },
+        load ? 'done' : 'stopped',
+      );
     });
 }
 
