@@ -94,7 +94,7 @@ export function registerSchedules(program: Command): void {
     .description('create or change a schedule; it takes effect from its next occurrence')
     .option('--body <text>', 'body of each occurrence, as text')
     .option('--body-json <json>', 'body of each occurrence, as JSON')
-    .option('--json', 'print the schedule as JSON')
+    .option('--json', 'print the schedule as JSON (not beside --body: use --body-json)')
     .option('--name <name>', 'job name of each occurrence')
     .option('--priority <n>', 'priority of each occurrence')
     .option('--limit <n>', 'how many occurrences in all')
