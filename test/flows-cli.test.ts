@@ -60,3 +60,18 @@ it('get, list waiting and cancel show and act on a flow', async () => {
   expect(cancelled.stdout).toContain(`cancelled ${ids.id}\n`);
   for (const id of [ids.id, a, b]) expect(await queue.get(id)).toBeNull();
 });
+
+it("get lists a big parent's first children, says how many more, and --children lists them all", async () => {
+  const where = ['--redis', server.url, '--prefix', 'flowcli', '--groups', '2'];
+  const children = Array.from({ length: 30 }, (_, i) => ({ body: i, options: { delay: 60_000 } }));
+  const ids = await queue.flows.add({ body: 'big', children });
+  const first = await runCli(['get', ids.id, ...where]);
+  expect(first.stdout.match(/^ +- \S+ +delayed$/gm)).toHaveLength(20);
+  expect(first.stdout).toMatch(/… and 10 more \(--children lists them all\)$/m);
+  const all = await runCli(['get', ids.id, ...where, '--children']);
+  expect(all.stdout.match(/^ +- \S+ +delayed$/gm)).toHaveLength(30);
+  expect(all.stdout).not.toContain('more');
+  const json = JSON.parse((await runCli(['get', ids.id, ...where, '--children', '--json'])).stdout);
+  expect(json.childList).toHaveLength(30);
+  await queue.cancel(ids.id);
+});

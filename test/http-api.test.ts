@@ -165,6 +165,21 @@ describe('dashboard API', () => {
     expect((await post(`/api/jobs/${id}/cancel`, {})).body).toEqual({ cancelled: false });
   });
 
+  it("a flow parent's job says when its tree was cut to the first jobs", async () => {
+    const small = await queue.flows.add({ body: 'p', children: [{ body: 'a' }, { body: 'b' }] });
+    const shown = await get(`/api/jobs/${encodeURIComponent(small.id)}`);
+    expect(shown.body).toMatchObject({ flowCut: false });
+    expect((shown.body.flow as unknown[]).length).toBe(2);
+    const children = Array.from({ length: 600 }, (_, i) => ({
+      body: i,
+      options: { delay: 60_000 },
+    }));
+    const big = await queue.flows.add({ body: 'p', children });
+    const cut = await get(`/api/jobs/${encodeURIComponent(big.id)}`);
+    expect(cut.body).toMatchObject({ flowCut: true, children: { total: 600 } });
+    expect((cut.body.flow as unknown[]).length).toBeLessThan(600);
+  });
+
   it('pauses and resumes a group', async () => {
     expect((await post('/api/groups/pause', { group: 1 })).body).toEqual({ changed: [1] });
     expect((await queue.counts()).map((c) => c.paused)).toEqual([false, true]);

@@ -13,6 +13,7 @@ interface GetFlags extends ConnectionFlags {
   group?: string;
   json?: boolean;
   logs?: boolean;
+  children?: boolean;
 }
 
 const BODY_PREVIEW = 200;
@@ -25,6 +26,7 @@ export function registerGet(program: Command): void {
     .option('--group <g>', 'look only in this group (default: its home group, then all)')
     .option('--json', 'print JSON (the whole body)')
     .option('--logs', "print the job's log lines (its handler's ctx.log, the last 100)")
+    .option('--children', `a flow parent: list every child, not the first ${CHILD_LINES}`)
     .action((id: string, flags: GetFlags) =>
       withQueue(flags, async (queue) => {
         const options =
@@ -42,9 +44,10 @@ export function registerGet(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        // A flow parent: its first children, each with where it stands.
+        // A flow parent: its first children (or all), each with where it stands.
+        const lines = flags.children ? (info.children?.total ?? 0) : CHILD_LINES;
         const tree = info.children
-          ? await queue.flows.get(info.id, { group: info.group, maxNodes: 1 + CHILD_LINES })
+          ? await queue.flows.get(info.id, { group: info.group, maxNodes: 1 + lines })
           : null;
         if (flags.json) return printJson(tree ? { ...info, childList: tree.children } : info);
         console.log(readFromLine(flags));
@@ -127,7 +130,7 @@ function childRows(info: MessageInfo, children: FlowTreeNode[]): [string, string
     return ['', `- ${printable(child.id)}  ${child.state}${name}${optional}`];
   });
   const more = (info.children?.total ?? 0) - children.length;
-  if (more > 0) rows.push(['', `… and ${more} more (skyq list, or the dashboard's job view)`]);
+  if (more > 0) rows.push(['', `… and ${more} more (--children lists them all)`]);
   return rows;
 }
 

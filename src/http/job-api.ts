@@ -60,14 +60,20 @@ export async function job({ queue }: ApiContext, pathId: string, url: URL): Prom
     queue.clock(group ?? 0).now(),
   ]);
   if (!info) return problem(404, `no message ${pathId} (unknown, finished, or cancelled)`);
-  // A flow parent: its tree below it, each node's state (the view links every node).
+  // A flow parent: its tree below it, each node's state (the view links every node). One node
+  // more than the view shows tells whether the tree was cut (`flowCut`).
   const tree = info.children
-    ? await queue.flows.get(info.id, { group: info.group, maxNodes: FLOW_NODES })
+    ? await queue.flows.get(info.id, { group: info.group, maxNodes: FLOW_NODES + 1 })
     : null;
   return json({
     ...jobView(info, id, Math.round(now)),
     flow: tree ? flowView(tree).children : null,
+    flowCut: tree ? nodesIn(tree) > FLOW_NODES : false,
   });
+}
+
+function nodesIn(node: FlowTreeNode): number {
+  return node.children.reduce((sum, child) => sum + nodesIn(child), 1);
 }
 
 /** most nodes of a flow's tree the job view shows */

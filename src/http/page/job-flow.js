@@ -24,6 +24,13 @@ export function flow(job, open) {
       ? el('p', { class: 'hint', 'data-field': 'children' }, countsText(job.children))
       : null,
     job.flow ? tree(job.flow, link) : null,
+    job.flowCut
+      ? el(
+          'p',
+          { class: 'hint', 'data-field': 'flow-cut' },
+          `The tree shows the first jobs of the flow only (${job.flow.length} of its ${job.children.total} children here): skyq get ${job.id} --children lists every child.`,
+        )
+      : null,
   );
 }
 
