@@ -125,15 +125,17 @@ describe('skyq schedules, as a newcomer reads it', () => {
         .split('\n')
         .map((line) => line.replace(/ \(in .*\)$/, '')),
     ).toEqual([
+      `reading ${redis.server.url}`, // it reads Redis's clock (docs/cli.md: every command says)
       '2027-03-27 02:00 Europe/Berlin',
       '2027-03-27 02:30 Europe/Berlin',
       '2027-03-28 03:00 Europe/Berlin', // the skipped 02:00 and 02:30, once
       '2027-03-29 02:00 Europe/Berlin',
     ]);
     const byId = await runCli(['schedules', 'preview', 'half', ...flags, '--count', '2']);
-    expect(byId.stdout.trim().split('\n')).toHaveLength(2);
-    for (const line of byId.stdout.trim().split('\n'))
-      expect(line).toMatch(IN_ZONE('Europe/Berlin'));
+    const [where, ...runs] = byId.stdout.trim().split('\n');
+    expect(where).toBe(`reading ${redis.server.url}`);
+    expect(runs).toHaveLength(2);
+    for (const line of runs) expect(line).toMatch(IN_ZONE('Europe/Berlin'));
     const asJson = await runCli([
       'schedules',
       'preview',

@@ -134,6 +134,7 @@ export function registerSchedules(program: Command): void {
         const shown = id === undefined ? spec : await queue.schedules.get(id);
         const zone = zoneOf({ tz: 'UTC', ...shown });
         const now = await queue.clock(0).now();
+        console.log(readFromLine(flags)); // Redis's clock, and the schedule when named, came from there
         if (runs.length === 0) return console.log('no runs left');
         for (const at of runs) console.log(runText(at, zone, now));
       }),
