@@ -132,8 +132,8 @@ describe('skyq schedules, as a newcomer reads it', () => {
       '2027-03-29 02:00 Europe/Berlin',
     ]);
     const byId = await runCli(['schedules', 'preview', 'half', ...flags, '--count', '2']);
-    const [where, ...runs] = byId.stdout.trim().split('\n');
-    expect(where).toBe(`reading ${redis.server.url}`);
+    const [readFrom, ...runs] = byId.stdout.trim().split('\n');
+    expect(readFrom).toBe(`reading ${redis.server.url}`);
     expect(runs).toHaveLength(2);
     for (const line of runs) expect(line).toMatch(IN_ZONE('Europe/Berlin'));
     const asJson = await runCli([
