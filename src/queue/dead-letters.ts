@@ -13,7 +13,8 @@ import {
   startArguments,
 } from './dead-cursor.js';
 import { deadLetter, positionOf } from './dead-letter-row.js';
-import { checkGroup, checkInteger, checkLookupId } from './options.js';
+import { checkIds, scriptOf } from './dead-options.js';
+import { checkGroup, checkInteger } from './options.js';
 import { checkOrder, type PageOrder, pageOrder } from './page-order.js';
 import type { Body } from './record.js';
 import type { Unspill } from './spill.js';
@@ -239,9 +240,9 @@ export class DeadLetters {
     action: 'retry' | 'purge',
     selection: DeadLetterSelection = {},
   ): Promise<DeadLetterOutcome> {
-    const script = action === 'retry' ? 'dead-retry' : 'dead-purge';
+    const script = scriptOf(action);
     const groups = this.#groups(selection.group);
-    const ids = selection.ids?.map((id) => checkLookupId('ids', id));
+    const ids = checkIds(selection.ids);
     if (!ids) {
       const counts = await Promise.all(groups.map((group) => this.#applyAll(script, group)));
       return { count: counts.reduce((a, b) => a + b, 0), notFound: [] };
