@@ -13,7 +13,7 @@ import {
   startArguments,
 } from './dead-cursor.js';
 import { deadLetter, positionOf } from './dead-letter-row.js';
-import { checkIds, scriptOf } from './dead-options.js';
+import { checkIds, checkKnown, scriptOf } from './dead-options.js';
 import { checkGroup, checkInteger } from './options.js';
 import { checkOrder, type PageOrder, pageOrder } from './page-order.js';
 import type { Body } from './record.js';
@@ -136,11 +136,12 @@ export class DeadLetters {
       order?: PageOrder;
     } = {},
   ): Promise<DeadLetter[]> {
-    const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
-    const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-    const preview = this.#preview(options.previewBytes);
-    const order = options.order === undefined ? 'oldest' : checkOrder('order', options.order);
-    const groups = this.#groups(options.group);
+    const o = checkKnown('options', options, ['group', 'offset', 'limit', 'previewBytes', 'order']);
+    const limit = checkInteger('limit', o.limit ?? 100, 1, 100_000);
+    const offset = checkInteger('offset', o.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const preview = this.#preview(o.previewBytes);
+    const order = o.order === undefined ? 'oldest' : checkOrder('order', o.order);
+    const groups = this.#groups(o.group);
     if (groups.length === 1)
       return this.#page(groups[0] as number, null, order, limit, preview, offset);
     if (offset > 0) {
@@ -160,16 +161,15 @@ export class DeadLetters {
    * order).
    */
   async page(options: DeadLetterPageOptions = {}): Promise<DeadLetterPage> {
-    const limit = checkInteger('limit', options.limit ?? 100, 1, 100_000);
-    const preview = this.#preview(options.previewBytes);
+    const o = checkKnown('options', options, ['group', 'after', 'limit', 'previewBytes', 'order']);
+    const limit = checkInteger('limit', o.limit ?? 100, 1, 100_000);
+    const preview = this.#preview(o.previewBytes);
     const cursor =
-      options.after === undefined || options.after === null
-        ? null
-        : decodeCursor(options.after, this.#config.groups);
-    const order = pageOrder(options.order, cursor?.order ?? null, 'newest', 'after');
+      o.after === undefined || o.after === null ? null : decodeCursor(o.after, this.#config.groups);
+    const order = pageOrder(o.order, cursor?.order ?? null, 'newest', 'after');
     const after = cursor?.position ?? null;
     const compare = comparerOf(order);
-    const groups = this.#groups(options.group);
+    const groups = this.#groups(o.group);
     if (groups.length === 1) {
       // One group: its first `limit` are the page, read in one go.
       const letters = await this.#page(groups[0] as number, after, order, limit, preview);
@@ -241,8 +241,9 @@ export class DeadLetters {
     selection: DeadLetterSelection = {},
   ): Promise<DeadLetterOutcome> {
     const script = scriptOf(action);
-    const groups = this.#groups(selection.group);
-    const ids = checkIds(selection.ids);
+    const chosen = checkKnown('selection', selection, ['group', 'ids']);
+    const groups = this.#groups(chosen.group);
+    const ids = checkIds(chosen.ids);
     if (!ids) {
       const counts = await Promise.all(groups.map((group) => this.#applyAll(script, group)));
       return { count: counts.reduce((a, b) => a + b, 0), notFound: [] };
@@ -301,13 +302,13 @@ export class DeadLetters {
     return letters;
   }
 
-  #preview(bytes: number | undefined): number {
+  #preview(bytes: unknown): number {
     return bytes === undefined || bytes === 0
       ? 0
       : checkInteger('previewBytes', bytes, 1, 1024 * 1024);
   }
 
-  #groups(group: number | undefined): number[] {
+  #groups(group: unknown): number[] {
     if (group !== undefined) return [checkGroup('group', group, this.#config.groups)];
     return Array.from({ length: this.#config.groups }, (_, g) => g);
   }
