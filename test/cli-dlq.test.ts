@@ -1,7 +1,8 @@
 /**
  * `skyq dlq` as an operator meets it: `purge` with no selection asks first on a terminal (and
  * refuses with one line where nobody can answer), `retry --ids` names the ids it did not find,
- * and `list` lines its text columns up on the left.
+ * `list` lines its text columns up on the left, `list --ids` shows just those letters, and an
+ * empty `--ids` is refused (it retried every dead letter).
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -165,4 +166,57 @@ it("list's more: hint keeps --group, --limit and the queue's layout, and leads t
   expect(rows.some((row) => row.includes(ids[0] as string))).toBe(true);
   expect(next.stdout).not.toContain('elsewhere');
   expect(next.stdout).not.toContain('more:');
+});
+
+it('list --ids lists only those dead letters and names the ids that were none', async () => {
+  const first = await deadLetter(0, 'first', 'one');
+  const second = await deadLetter(2, 'second', 'two');
+  const other = await deadLetter(1, 'other');
+  const waiting = await queue.add('not dead', { group: 1, delay: 60_000 });
+  const run = await runCli(['dlq', 'list', ...flags, '--ids', `${first},${second}`]);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toBe('');
+  const rows = run.stdout.trimEnd().split('\n').slice(3); // after "reading …", header, rule
+  expect(rows).toHaveLength(2);
+  // Newest first, as a page is.
+  expect(rows[0]).toContain(second);
+  expect(rows[0]).toContain('two');
+  expect(rows[1]).toContain(first);
+  expect(run.stdout).not.toContain(other);
+
+  const json = await runCli(
+    ['dlq', 'list', ...flags, '--json', '--order', 'oldest', '--ids'].concat(
+      `${other},nope,${waiting},${first}`,
+    ),
+  );
+  expect(json.code).toBe(1);
+  expect(json.stderr).toBe(`skyq: not found among the dead letters: nope, ${waiting}\n`);
+  const letters = JSON.parse(json.stdout) as { id: string; group: number; lastError: string }[];
+  expect(letters.map((l) => [l.id, l.group, l.lastError])).toEqual([
+    [first, 0, 'first'],
+    [other, 1, 'other'],
+  ]);
+  expect(letters[0]).toMatchObject({ reason: expect.any(String), attempts: 1, body: 'one' });
+
+  const inGroup = await runCli(['dlq', 'list', ...flags, '--group', '2', '--ids', `${first}`]);
+  expect(inGroup.stderr).toBe(`skyq: not found among the dead letters in group 2: ${first}\n`);
+  expect(inGroup.stdout).toContain('no dead letters');
+});
+
+it('an empty --ids, or --ids with --after or --limit, is refused in one line and changes nothing', async () => {
+  const dead = await deadLetter(0, 'boom');
+  for (const args of [
+    ['retry', '--ids', ''],
+    ['purge', '--ids', ''],
+    ['purge', '--ids', `${dead},`],
+    ['list', '--ids', ''],
+    ['list', '--ids', dead, '--after', 'x'],
+    ['list', '--ids', dead, '--limit', '5'],
+  ]) {
+    const run = await runCli(['dlq', ...args, ...flags]);
+    expect(run.code, args.join(' ')).toBe(1);
+    expect(run.stdout, args.join(' ')).toBe('');
+    expect(run.stderr.split('\n')[0], args.join(' ')).toMatch(/^skyq: ids: /);
+  }
+  expect((await queue.get(dead))?.state).toBe('dead');
 });

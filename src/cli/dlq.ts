@@ -1,6 +1,7 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import { errors } from '../base/errors.js';
 import type { PageOrder } from '../queue/page-order.js';
 import type { Queue } from '../queue/queue.js';
 import {
@@ -11,6 +12,7 @@ import {
   withConnectionFlags,
   writeToLine,
 } from './common.js';
+import { deadByIds, idsOf } from './dlq-ids.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { table } from './table.js';
@@ -32,8 +34,39 @@ interface DlqFlags extends ConnectionFlags {
 function selection(flags: DlqFlags) {
   return {
     ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
-    ...(flags.ids ? { ids: flags.ids.split(',') } : {}),
+    ...(flags.ids !== undefined ? { ids: idsOf(flags.ids) } : {}),
   };
+}
+
+/** `dlq list`: the dead letters --ids names, or a page of them all (and the next page's hint). */
+async function listed(queue: Queue, flags: DlqFlags, chosen: ReturnType<typeof selection>) {
+  const { group, ids } = chosen;
+  if (ids) return { ...(await deadByIds(queue, ids, group, flags.order)), more: null };
+  const { letters, next } = await queue.deadLetters.page({
+    ...(group !== undefined ? { group } : {}),
+    ...(flags.after !== undefined ? { after: flags.after } : {}),
+    ...(flags.order !== undefined ? { order: flags.order as PageOrder } : {}),
+    limit: parseCount(flags.limit, 'limit'),
+    // The table shows 40 characters of a body: read no more than that of big ones.
+    ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),
+  });
+  const again = [
+    'skyq dlq list',
+    ...layoutFlags(flags),
+    ...(flags.group !== undefined ? ['--group', flags.group] : []),
+    ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
+  ].join(' ');
+  return { letters, notFound: [], more: next ? `more: ${again} --after ${next}` : null };
+}
+
+/** Ids the CLI did not find among the dead letters: on stderr, and exit 1. */
+function tellNotFound(notFound: (string | Buffer)[], group: number | undefined): void {
+  if (notFound.length === 0) return;
+  const where = group === undefined ? '' : ` in group ${group}`;
+  console.error(
+    `skyq: not found among the dead letters${where}: ${notFound.map((id) => printable(String(id))).join(', ')}`,
+  );
+  process.exitCode = 1;
 }
 
 export function registerDlq(program: Command): void {
@@ -44,30 +77,29 @@ export function registerDlq(program: Command): void {
     .option('--limit <n>', 'how many', '50')
     .option('--after <cursor>', 'the page after the one that printed this cursor')
     .option('--order <o>', 'newest (the default) or oldest first')
+    .option('--ids <ids>', 'only these ids, comma separated (not with --limit or --after)')
     .option('--json', 'print JSON (the letters; the next cursor goes to stderr)')
-    .action((flags: DlqFlags) =>
-      withQueue(flags, async (queue) => {
-        const { letters, next } = await queue.deadLetters.page({
-          ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
-          ...(flags.after !== undefined ? { after: flags.after } : {}),
-          ...(flags.order !== undefined ? { order: flags.order as PageOrder } : {}),
-          limit: parseCount(flags.limit, 'limit'),
-          // The table shows 40 characters of a body: read no more than that of big ones.
-          ...(flags.json ? {} : { previewBytes: BODY_COLUMN * 4 }),
-        });
-        const again = [
-          'skyq dlq list',
-          ...layoutFlags(flags),
-          ...(flags.group !== undefined ? ['--group', flags.group] : []),
-          ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
-        ].join(' ');
-        const more = next ? `more: ${again} --after ${next}` : null;
+    .action((flags: DlqFlags, command: Command) => {
+      // --ids names the letters: there is no page to size or to go on from.
+      const paging =
+        command.getOptionValueSource('limit') === 'cli'
+          ? '--limit'
+          : flags.after !== undefined
+            ? '--after'
+            : null;
+      if (flags.ids !== undefined && paging) {
+        throw errors.invalidOption('ids', `lists just those dead letters: drop ${paging}`);
+      }
+      const chosen = selection(flags);
+      return withQueue(flags, async (queue) => {
+        const { letters, notFound, more } = await listed(queue, flags, chosen);
         if (flags.json) {
           printJson(letters);
           if (more) console.error(more);
-          return;
+          return tellNotFound(notFound, chosen.group);
         }
         console.log(readFromLine(flags));
+        tellNotFound(notFound, chosen.group);
         if (letters.length === 0) return console.log('no dead letters');
         console.log(
           table(
@@ -86,8 +118,8 @@ export function registerDlq(program: Command): void {
           ),
         );
         if (more) console.log(more);
-      }),
-    );
+      });
+    });
   for (const [name, what] of [
     ['retry', 'put dead letters back to work'],
     ['purge', 'delete dead letters for good'],
@@ -113,13 +145,7 @@ export function registerDlq(program: Command): void {
         const { count, notFound } = await queue.deadLetters.act(name, chosen);
         console.log(writeToLine(flags));
         console.log(`${name === 'retry' ? 'retried' : 'purged'} ${count} dead letter(s)`);
-        if (notFound.length > 0) {
-          const where = chosen.group === undefined ? '' : ` in group ${chosen.group}`;
-          console.error(
-            `skyq: not found among the dead letters${where}: ${notFound.map((id) => printable(String(id))).join(', ')}`,
-          );
-          process.exitCode = 1;
-        }
+        tellNotFound(notFound, chosen.group);
       });
     });
   }
