@@ -50,6 +50,18 @@ it('a syntax error names the file, line and column, CommonJS or ES module', asyn
   }
 });
 
+it('a brace never closed names the line where the file ends, CommonJS or ES module', async () => {
+  for (const [file, source] of [
+    ['unclosed.cjs', 'module.exports = async (job) => {\n'],
+    ['unclosed.mjs', 'export default async (job) => {\n'],
+  ] as const) {
+    const lines = await startWith(file, source);
+    expect(lines).toEqual([
+      `${failed} ${join(project, file)}: SyntaxError at line 2: Unexpected end of input`,
+    ]);
+  }
+});
+
 it('export default in a .js of a CommonJS package says what to do, without Node warning first', async () => {
   const lines = await startWith('handler.js', 'export default async (job) => {\n  job;\n};\n');
   expect(lines).toEqual([

@@ -99,18 +99,22 @@ function explain(error: Error, path: string): string {
     const mjs = `${basename(path, '.js')}.mjs`;
     return `it uses ES module syntax (${keyword}${at}), but Node loads a .js file as CommonJS here (${packageOf(path)}): rename it ${mjs}, or write module.exports = … instead`;
   }
-  return where
-    ? `SyntaxError at line ${where.line}, column ${where.column}: ${message}`
-    : `SyntaxError: ${message}`;
+  if (!where) return `SyntaxError: ${message}`;
+  const column = where.column === undefined ? '' : `, column ${where.column}`;
+  return `SyntaxError at line ${where.line}${column}: ${message}`;
 }
 
-/** "file:2\n  source\n      ^" at the start of a syntax error's stack, as Node prints it. */
-function locate(text: string): { line: number; column: number } | undefined {
+/**
+ * "file:2\n  source\n      ^" at the start of a syntax error's stack, as Node prints it. At
+ * the end of the file (a brace never closed) the source line is empty and there is no caret:
+ * the line alone.
+ */
+function locate(text: string): { line: number; column?: number } | undefined {
   const [head, , caret] = text.split('\n');
   const line = /:(\d+)$/.exec(head ?? '')?.[1];
+  if (line === undefined) return undefined;
   const column = (caret ?? '').indexOf('^');
-  if (line === undefined || column < 0) return undefined;
-  return { line: Number(line), column: column + 1 };
+  return column < 0 ? { line: Number(line) } : { line: Number(line), column: column + 1 };
 }
 
 /** What `node --check` says of the file (for an ES module, whose import() error has no place). */
