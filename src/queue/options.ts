@@ -1,12 +1,13 @@
 // Validation of everything a caller passes in. Each check names the field, so
 // `add(body, { delay: -1 })` rejects with "delay: must be ≥ 0 (got -1)".
+import { MAX_DURATION_MS } from '../base/duration.js';
 import { errors } from '../base/errors.js';
 import { GENERATED_ID } from '../base/keys.js';
 import type { Backoff } from './record.js';
 
 export const MAX_PRIORITY = 1_000_000;
 export const MAX_ID_LENGTH = 256;
-const MAX_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
+const MAX_DELAY_MS = MAX_DURATION_MS;
 
 export function checkInteger(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
@@ -35,6 +36,18 @@ export function checkEpochMs(field: string, value: unknown): number {
     throw errors.invalidOption(field, 'must be a Date or epoch milliseconds ≥ 0', value);
   }
   return Math.round(ms);
+}
+
+/**
+ * A time a schedule keeps (startAt, endAt) or starts from: no further ahead than a delay may
+ * be. Redis's cjson writes numbers with 14 significant digits, so a time past that came back
+ * from the stored state a few ms off.
+ */
+export function checkNearTime(field: string, value: unknown): number {
+  const ms = checkEpochMs(field, value);
+  if (ms > Date.now() + MAX_DELAY_MS)
+    throw errors.invalidOption(field, 'must be at most 100 years from now', value);
+  return ms;
 }
 
 /** A caller's own id for a new message: printable, and not of the generated form. */

@@ -1,5 +1,5 @@
 // What a schedule will run next, computed as its consumers will (next.ts), writing nothing.
-import { checkEpochMs, checkInteger, checkObject, rejectUnknown } from '../options.js';
+import { checkInteger, checkNearTime, checkObject, rejectUnknown } from '../options.js';
 import { occurrenceAfter, step } from './next.js';
 import type { CheckedSpec, ScheduleState } from './spec.js';
 
@@ -32,7 +32,7 @@ export async function previewOf(
   } = checkObject('options', options) as PreviewOptions;
   rejectUnknown('options', rest as Record<string, unknown>);
   const wanted = checkInteger('count', count, 1, MAX_COUNT);
-  const start = from === undefined ? Math.round(await now()) : checkEpochMs('from', from);
+  const start = from === undefined ? Math.round(await now()) : checkNearTime('from', from);
   const stored = 'count' in schedule ? schedule : null;
   const timing = { ...schedule, anchor: schedule.anchor ?? start };
   const limit = stored ? (stored.limit ?? Infinity) - stored.count : (schedule.limit ?? Infinity);

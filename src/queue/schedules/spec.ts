@@ -1,16 +1,17 @@
 // A schedule's spec as callers give it, checked, and the state kept in Redis beside it
 // (lua/schedule-lib.lua). Every field is checked here and named when it is wrong.
 import type { Cron } from 'croner';
+import { MAX_DURATION_MS } from '../../base/duration.js';
 import { errors } from '../../base/errors.js';
 import { hashString } from '../../base/keys.js';
 import type { QueueConfig } from '../config.js';
 import {
   checkBackoff,
-  checkEpochMs,
   checkGroup,
   checkId,
   checkInteger,
   checkName,
+  checkNearTime,
   checkObject,
   MAX_PRIORITY,
   rejectUnknown,
@@ -151,6 +152,9 @@ function checkEvery(value: unknown): number {
   } else if (typeof value === 'number' && Number.isFinite(value)) ms = value;
   else throw errors.invalidOption('every', 'must be ms or a duration like 10s', value);
   if (ms < 100) throw errors.invalidOption('every', 'must be at least 100 ms', value);
+  // As add's delay: the state keeps grid times in JSON Redis writes with 14 digits (checkNearTime).
+  if (ms > MAX_DURATION_MS)
+    throw errors.invalidOption('every', `must be at most 100 years (${MAX_DURATION_MS} ms)`, value);
   return Math.round(ms);
 }
 
@@ -231,8 +235,8 @@ export function checkSpec(config: QueueConfig, id: string, spec: unknown): Check
   if (every !== undefined) state.every = checkEvery(every);
   else state.cron = checkCron(cron);
   if (name !== undefined) state.name = checkName('name', name);
-  if (startAt !== undefined) state.startAt = checkEpochMs('startAt', startAt);
-  if (endAt !== undefined) state.endAt = checkEpochMs('endAt', endAt);
+  if (startAt !== undefined) state.startAt = checkNearTime('startAt', startAt);
+  if (endAt !== undefined) state.endAt = checkNearTime('endAt', endAt);
   if (state.startAt !== undefined && state.endAt !== undefined && state.endAt < state.startAt)
     throw errors.invalidOption('endAt', 'must not be before startAt', endAt);
   if (limit !== undefined) state.limit = checkInteger('limit', limit, 1, Number.MAX_SAFE_INTEGER);
