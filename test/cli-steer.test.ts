@@ -125,11 +125,20 @@ describe('skyq reschedule', () => {
         [['--delay', '1s', '--at', '1900000000000'], /give exactly one of --delay and --at/],
         [['--delay', '10'], /delay: expected a duration with a unit/],
         [['--at', 'tomorrow'], /at: expected an ISO time/],
+        // Date.parse rolls a day the month lacks over into the next month: refused instead.
+        [
+          ['--at', '2027-02-30T09:00Z'],
+          /^skyq: at: 2027-02 has no day 30 \(got "2027-02-30T09:00Z"\)$/m,
+        ],
+        [['--at', '2027-04-31T09:00Z'], /^skyq: at: 2027-04 has no day 31 /],
+        [['--at', '2027-02-29'], /^skyq: at: 2027-02 has no day 29 \(got "2027-02-29"\)$/m],
+        [['--at', '2027-13-01'], /^skyq: at: expected an ISO time/],
       ];
       for (const [args, message] of cases) {
         const run = await runCli(['reschedule', id, ...flags, ...args]);
         expect(run.code, args.join(' ')).toBe(1);
         expect(run.stderr, args.join(' ')).toMatch(message);
+        expect(run.stdout, args.join(' ')).not.toMatch(/rescheduled/);
       }
       const gone = await runCli(['reschedule', 'nobody', ...flags, '--delay', '1s']);
       expect(gone.code).toBe(1);

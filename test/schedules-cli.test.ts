@@ -154,6 +154,16 @@ describe('skyq schedules, as a newcomer reads it', () => {
     } finally {
       await queue.close();
     }
+    // A day the month lacks is refused, not rolled over (2027-02-31 was read as 2027-03-03).
+    const noDay = ['schedules', 'preview', ...flags, '--every', '1d', '--from', '2027-02-31'];
+    const rolled = await runCli(noDay);
+    expect(rolled.code).toBe(1);
+    expect(rolled.stderr.split('\n')[0]).toBe(
+      'skyq: from: 2027-02 has no day 31 (got "2027-02-31")',
+    );
+    expect(rolled.stdout).toBe('');
+    const leap = await runCli([...noDay.slice(0, -1), '2028-02-29T12:00Z', '--count', '1']);
+    expect(leap.stdout).toMatch(/^2028-02-29 /);
     const neither = await runCli(['schedules', 'preview', ...flags]);
     expect(neither.stderr.split('\n')[0]).toBe(
       'skyq: id: give a schedule id, or a spec (--every or --cron)',

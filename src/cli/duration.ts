@@ -63,5 +63,16 @@ export function readTime(text: string, field = 'at'): ReadTime {
       'expected an ISO time (2030-01-31T09:00:00Z) or epoch milliseconds',
       text,
     );
+  // Date.parse rolls a day the month lacks into the next month (02-30 → 03-02); the time part
+  // it checks itself (25:00 and 09:60 are NaN).
+  const [year, month, day] = trimmed.slice(0, 10).split('-').map(Number) as number[];
+  if (iso && (day as number) > daysIn(year as number, month as number))
+    throw errors.invalidOption(field, `${trimmed.slice(0, 7)} has no day ${day}`, text);
   return { ms, local };
+}
+
+/** Days in month 1..12 of a (proleptic Gregorian) year. */
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
