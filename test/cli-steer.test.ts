@@ -147,6 +147,27 @@ describe('skyq reschedule', () => {
       await queue.close();
     }
   });
+
+  it("refuses to push a schedule's pending occurrence back, in one line; --delay 0 runs it", async () => {
+    const { flags, queue } = space();
+    try {
+      const startAt = Date.now() + 600_000;
+      const made = await queue.schedules.upsert('rsc', { every: '3s', startAt });
+      const occ = `schedule:rsc:${made.next}`;
+      const later = await runCli(['reschedule', occ, ...flags, '--delay', '20m']);
+      expect(later.code, later.stdout + later.stderr).toBe(1);
+      expect(later.stderr.split('\n')[0]).toMatch(
+        /^skyq: id: is schedule rsc's next occurrence, which can run sooner but not later: .*upsert it \(got "schedule:rsc:\d+"\)$/,
+      );
+      expect(later.stdout).toBe('');
+      expect((await queue.get(occ))?.dueAt).toBe(made.next);
+      const now = await runCli(['reschedule', occ, ...flags, '--delay', '0']);
+      expect(now.code, now.stderr).toBe(0);
+      expect((await queue.get(occ))?.dueAt).toBeLessThanOrEqual(Date.now() + 1000);
+    } finally {
+      await queue.close();
+    }
+  });
 });
 
 describe('skyq pause and resume', () => {

@@ -160,6 +160,18 @@ describe('dashboard API', () => {
     expect((await post(`/api/jobs/${id}/reschedule`, { delayMs: -5 })).body.error).toBe(
       'delayMs: must be ≥ 0 (got -5)',
     );
+    // A schedule's pending occurrence runs sooner, never later (the schedule would wait for it).
+    const made = await queue.schedules.upsert('api-rsc', { every: '1h', startAt: runAt });
+    const occ = encodeURIComponent(`schedule:api-rsc:${made.next}`);
+    const later = await post(`/api/jobs/${occ}/reschedule`, { delayMs: 3_600_000 });
+    expect(later.status).toBe(400);
+    expect(later.body.error).toMatch(
+      /^id: is schedule api-rsc's next occurrence, which can run sooner/,
+    );
+    expect((await post(`/api/jobs/${occ}/reschedule`, { delayMs: 0 })).body).toEqual({
+      rescheduled: true,
+    });
+    await queue.schedules.remove('api-rsc');
     expect((await post(`/api/jobs/${id}/cancel`, {})).body).toEqual({ cancelled: true });
     expect((await get(`/api/jobs/${id}`)).status).toBe(404);
     expect((await post(`/api/jobs/${id}/cancel`, {})).body).toEqual({ cancelled: false });

@@ -51,3 +51,33 @@ describe('schedule times are bounded as a delay is (100 years)', () => {
     expect(await occurrencesOf(redis.plain, queue, 'century')).toEqual([]);
   });
 });
+
+describe("a schedule's pending occurrence can run sooner, not later", () => {
+  it('refuses pushing it back in one line; run now works and the schedule goes on', async () => {
+    const queue = await redis.queue({ groups: 2 });
+    const startAt = (await redisNow(redis.plain)) + 600_000;
+    const made = await queue.schedules.upsert('rsc', { every: '1h', startAt, body: 'tick' });
+    const occ = `schedule:rsc:${made.next}`;
+    const refusal =
+      /^id: is schedule rsc's next occurrence, which can run sooner but not later: .*upsert .* \(got "schedule:rsc:\d+"\)$/;
+    await expect(queue.reschedule(occ, { delay: '2h' })).rejects.toThrow(refusal);
+    await expect(queue.reschedule(occ, { runAt: (made.next as number) + 1 })).rejects.toThrow(
+      refusal,
+    );
+    expect((await queue.get(occ))?.dueAt).toBe(made.next); // untouched
+    // Sooner is fine: the grid goes on from it when a consumer takes it.
+    expect(await queue.reschedule(occ, { runAt: (made.next as number) - 60_000 })).toBe(true);
+    expect(await queue.reschedule(occ, { delay: 0 })).toBe(true);
+    const [taken] = await queue.claim(made.group, 10, 60_000);
+    expect(taken?.id).toBe(occ);
+    expect((await queue.schedules.advance(taken as never)).outcome).toBe('advanced');
+    const following = (made.next as number) + 3_600_000;
+    expect((await queue.schedules.get('rsc'))?.next).toBe(following);
+    // A message that only looks like one (no such schedule, or not its next) moves as any does.
+    const lookalike = await queue.add('x', { id: 'schedule:rsc:5', delay: 1000 });
+    expect(await queue.reschedule(lookalike, { delay: '2h' })).toBe(true);
+    await queue.schedules.remove('rsc');
+    const other = await queue.add('x', { id: `schedule:rsc:${following}`, delay: 1000 });
+    expect(await queue.reschedule(other, { delay: '2h' })).toBe(true);
+  });
+});

@@ -10,6 +10,7 @@ import { cancelIn } from './flows/cancel.js';
 import type { Flows } from './flows/flows.js';
 import type { Args } from './group-scripts.js';
 import { checkGroup, checkObject, rejectUnknown } from './options.js';
+import { textOf } from './record-read.js';
 
 /** What a change needs of its Queue: the settings, and run() (looked up at each call). */
 interface Runner {
@@ -49,8 +50,23 @@ export function rescheduleMessage(
     throw errors.invalidOption('delay', 'give delay or runAt');
   const when = dueArgument(delay, runAt);
   const { unitMs, events, groups } = queue.config;
-  return onFirstGroup(groups, id, { group }, (g, key) =>
-    queue.run('reschedule', g, [unitMs, key, when, events ? '1' : '']).then(Boolean),
+  return onFirstGroup(groups, id, { group }, async (g, key) => {
+    const moved = await queue.run('reschedule', g, [unitMs, key, when, events ? '1' : '']);
+    if (moved === -1) throw pushedBack(typeof key === 'string' ? key : textOf(key));
+    return Boolean(moved);
+  });
+}
+
+/**
+ * reschedule.lua refused to move a schedule's pending occurrence past its grid time: the
+ * schedule adds its next occurrence only when this one runs, so it would wait with it.
+ */
+function pushedBack(id: string): Error {
+  const schedule = /^schedule:(.+):\d+$/.exec(id)?.[1];
+  return errors.invalidOption(
+    'id',
+    `is schedule ${schedule}'s next occurrence, which can run sooner but not later: the schedule would wait for it; to change when ${schedule} runs, upsert it`,
+    id,
   );
 }
 

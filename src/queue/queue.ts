@@ -140,7 +140,8 @@ export class Queue<B = Body> {
     return cancelMessage(this, this.flows as Flows<unknown>, id, options);
   }
 
-  /** Gives a delayed or ready message a new due time; false when unknown, running or dead. */
+  /** Gives a delayed or ready message a new due time; false when unknown, running or dead (a
+   * schedule's pending occurrence only sooner: pushed back it rejects, docs/schedules.md). */
   async reschedule(id: string | Buffer, options: RescheduleOptions): Promise<boolean> {
     return rescheduleMessage(this, id, options);
   }
