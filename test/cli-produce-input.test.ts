@@ -3,8 +3,10 @@
  * mode, bytes that are not UTF-8, bare numbers for durations, --count 0, the --spread bound,
  * and spreading messages over the groups. The compiled CLI against a private redis-server.
  */
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashString } from '../src/base/keys.js';
+import { readLines } from '../src/cli/stdin-lines.js';
 import { homeGroup, Queue } from '../src/index.js';
 import { closedAfterFile } from './helpers/queue.js';
 import { type RedisServerHandle, startStandalone } from './helpers/redis.js';
@@ -281,5 +283,23 @@ describe('produce --count', () => {
       expect(run.stderr, args.join(' ')).toMatch(message);
       expect(run.stdout, args.join(' ')).not.toMatch(/added/);
     }
+  });
+});
+
+describe('--max-line', () => {
+  it('counts a line without its CRLF end, as without a plain newline', async () => {
+    const a = (n: number) => 'a'.repeat(n);
+    // Two chunks, the second starting with the first's "\n": a CRLF split between reads.
+    const input = Readable.from([`${a(8)}\r`, `\n${a(9)}\r\n${a(8)}\n${a(9)}\n${a(8)}\r`]);
+    const read = [];
+    for await (const line of readLines(input, 8)) read.push(line);
+    const over = { problem: 'line of 9 bytes is over --max-line 8' };
+    expect(read).toEqual([
+      { number: 1, text: a(8) },
+      { number: 2, ...over },
+      { number: 3, text: a(8) },
+      { number: 4, ...over },
+      { number: 5, text: a(8) },
+    ]);
   });
 });
