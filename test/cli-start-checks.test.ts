@@ -37,6 +37,20 @@ const BAD_STARTS: [string[], string][] = [
   [['--keep-done', 'lots'], 'skyq: keep-done'],
   [['--keep-dead', 'x,y'], 'skyq: keep-dead'],
   [['--intake', ''], 'skyq: intake'],
+  // On the command line a list name holds no "=": what follows one is a group number.
+  [
+    ['--intake', 'high,normal=x'],
+    'skyq: intake[1].group: must be a group number from 0 to 1 (got "x")',
+  ],
+  [
+    ['--intake', 'high,normal=-1'],
+    'skyq: intake[1].group: must be a group number from 0 to 1 (got "-1")',
+  ],
+  [
+    ['--intake', 'high=1=2'],
+    'skyq: intake[0].group: must be a group number from 0 to 1 (got "1=2")',
+  ],
+  [['--intake', 'high,=1'], 'skyq: intake[1].list: must be a non-empty string (got "")'],
   [['--zset-intake', 'seta'], 'skyq: zset-intake: expected KEY:UNIT'],
   [['--zset-intake', 'seta:ms=7'], 'skyq: zsetIntake[0].group'],
   [['--handler', './no-such-handler.mjs'], 'skyq: handler'],

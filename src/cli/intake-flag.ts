@@ -1,16 +1,20 @@
 // `skyq start --intake high,normal,low`: the lists whose items the launcher moves into
 // skyq, earliest first, all into the first list's group (its name hashed); `normal=3` sends
-// a list's items to group 3 instead, where the order between lists no longer holds.
+// a list's items to group 3 instead, where the order between lists no longer holds. So that
+// `=` always means a group, a list named here holds no `=` (nor `,`): `normal=x` is refused,
+// not read as a list of that name (startActors' `{ list }` can name any list).
 // `--zset-intake JOB_MESSAGE_QUEUE:s,seta:ms`: sorted sets consumed as their members fall due.
 import { errors } from '../base/errors.js';
 import type { ScoreUnit } from '../queue/config.js';
 import type { IntakeListOption, IntakeSpec } from '../queue/intake/spec.js';
 import type { ZsetIntakeOption } from '../queue/intake/zset-spec.js';
+import { checkGroup } from '../queue/options.js';
 
 export const INTAKE_HELP =
   'move items other programs LPUSH onto these Redis lists into skyq, earliest list first ' +
   "(as BRPOP high normal low takes them), e.g. high,normal,low, all into the first list's " +
-  'group; normal=3 puts a list in group 3 (the order between lists holds within a group)';
+  'group; normal=3 puts a list in group 3 (the order between lists holds within a group); ' +
+  'a name here holds no "=" or ","';
 
 /** The start line for an intake spread over several groups (null when it is in one). */
 export function intakeGroupsLine(specs: readonly IntakeSpec[]): string | null {
@@ -20,14 +24,21 @@ export function intakeGroupsLine(specs: readonly IntakeSpec[]): string | null {
   return `skyq: intake lists go to groups ${named}: an earlier list goes first only within a group`;
 }
 
-export function parseIntakeFlag(text: string): IntakeListOption[] {
+/** `high,normal=3`, for a queue of `groups` groups: everything after the first `=` is a group. */
+export function parseIntakeFlag(text: string, groups: number): IntakeListOption[] {
   const parts = text.split(',').map((part) => part.trim());
   if (parts.some((part) => part === '')) {
     throw errors.invalidOption('intake', 'expected list names separated by commas', text);
   }
-  return parts.map((part) => {
-    const named = /^(.+)=(\d+)$/.exec(part);
-    return named ? { list: named[1] as string, group: Number(named[2]) } : { list: part };
+  return parts.map((part, index) => {
+    const equals = part.indexOf('=');
+    if (equals < 0) return { list: part };
+    const number = part.slice(equals + 1).trim();
+    const group = /^\d+$/.test(number) ? Number(number) : number;
+    return {
+      list: part.slice(0, equals).trim(),
+      group: checkGroup(`intake[${index}].group`, group, groups),
+    };
   });
 }
 

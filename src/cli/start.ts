@@ -164,8 +164,9 @@ function startOptionsOf(flags: StartFlags): StartOptions {
   const actorNice = parseCount(flags.actorNice, 'actor-nice');
   if (actorNice > 19)
     throw errors.invalidOption('actor-nice', 'must be between 0 and 19', actorNice);
+  const queue = queueOptions(flags, 'long-running');
   return {
-    ...queueOptions(flags, 'long-running'),
+    ...queue,
     concurrency: parsePositiveCount(flags.concurrency, 'concurrency'),
     batch: parsePositiveCount(flags.batch, 'batch'),
     actorNice,
@@ -179,7 +180,9 @@ function startOptionsOf(flags: StartFlags): StartOptions {
     ...(flags.handler ? { handler: flags.handler } : {}),
     ...(flags.only !== undefined ? { only: parseGroupList(flags.only) } : {}),
     ...(flags.http !== undefined ? { http: httpOptions(flags) } : {}),
-    ...(flags.intake !== undefined ? { intake: parseIntakeFlag(flags.intake) } : {}),
+    ...(flags.intake !== undefined
+      ? { intake: parseIntakeFlag(flags.intake, queue.groups ?? 10) }
+      : {}),
     ...(flags.zsetIntake !== undefined
       ? { zsetIntake: parseZsetIntakeFlag(flags.zsetIntake) }
       : {}),
