@@ -52,6 +52,11 @@ const BAD_STARTS: [string[], string][] = [
   ],
   [['--intake', 'high,=1'], 'skyq: intake[1].list: must be a non-empty string (got "")'],
   [['--zset-intake', 'seta'], 'skyq: zset-intake: expected KEY:UNIT'],
+  // skyq's own keys, which an intake would empty (test/intake-own-keys.test.ts has them all).
+  [['--intake', 'task_group:1'], "skyq: intake[0].list: is one of skyq's own groups"],
+  [['--intake', 'high,{task_group:1}:ready'], "skyq: intake[1].list: is one of skyq's own keys"],
+  [['--intake', 'task_group:launchers'], 'own keys for prefix task_group (docs/keys.md)'],
+  [['--zset-intake', '{task_group:0}:dead:ms'], "skyq: zsetIntake[0].key: is one of skyq's own"],
   [['--zset-intake', 'seta:ms=7'], 'skyq: zsetIntake[0].group'],
   [['--handler', './no-such-handler.mjs'], 'skyq: handler'],
   [['--only', '12'], 'skyq: only'],

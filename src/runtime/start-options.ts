@@ -140,7 +140,7 @@ export function planStart(options: RuntimeOptions): StartPlan {
   if (poolSize > 0 && !url)
     throw errors.invalidOption('pool', 'needs a handler module (--handler)');
   const rateLimit = checkRateLimit(options.rateLimit);
-  const intake = checkIntake(options.intake, config.groups);
+  const intake = checkIntake(options.intake, config.groups, config.prefix);
   const keyspaceEvents = options.keyspaceEvents ?? 'auto';
   if (!['auto', 'enable', 'off'].includes(keyspaceEvents)) {
     throw errors.invalidOption(

@@ -8,6 +8,7 @@ import { errors } from '../../base/errors.js';
 import { hashString } from '../../base/keys.js';
 import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
 import { checkListName } from './holding.js';
+import { refuseOwnKey } from './own-keys.js';
 
 /** One list an intake moves into skyq (startActors' `intake` option), with where its items go. */
 export interface IntakeListOption {
@@ -34,7 +35,8 @@ export interface IntakeSpec {
 /** Most lists one intake reads: each has its own blocking connection. */
 const MAX_LISTS = 32;
 
-export function checkIntake(value: unknown, groups: number): IntakeSpec[] {
+/** Checks the option against the queue's groups and prefix (whose own keys it may not name). */
+export function checkIntake(value: unknown, groups: number, prefix: string): IntakeSpec[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     throw errors.invalidOption('intake', 'must be an array of list names or { list, group }');
@@ -57,6 +59,7 @@ export function checkIntake(value: unknown, groups: number): IntakeSpec[] {
     const name = checkListName(`${field}.list`, list);
     if (seen.has(name)) throw errors.invalidOption(`${field}.list`, 'is named twice', name);
     seen.add(name);
+    refuseOwnKey(`${field}.list`, prefix, name);
     const own = group === undefined ? undefined : checkGroup(`${field}.group`, group, groups);
     shared ??= own ?? hashString(name) % groups;
     return {

@@ -7,6 +7,7 @@ import { hashString } from '../../base/keys.js';
 import { type ScoreUnit, UNIT_MS } from '../config.js';
 import { checkGroup, checkInteger, MAX_PRIORITY } from '../options.js';
 import { checkListName } from './holding.js';
+import { refuseOwnKey } from './own-keys.js';
 
 /** One sorted set of `zsetIntake`: its name and the unit of its scores. */
 export interface ZsetIntakeOption {
@@ -57,7 +58,6 @@ export function checkZsetIntake(
     throw errors.invalidOption('zsetIntake', `names ${value.length} keys, at most ${MAX_KEYS}`);
   }
   const seen = new Set<string>(lists);
-  const ownSet = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+$`);
   return value.map((entry: unknown, index): ZsetIntakeSpec => {
     const field = `zsetIntake[${index}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -70,13 +70,7 @@ export function checkZsetIntake(
     const name = checkListName(`${field}.key`, key);
     if (seen.has(name)) throw errors.invalidOption(`${field}.key`, 'is named twice', name);
     seen.add(name);
-    if (ownSet.test(name)) {
-      throw errors.invalidOption(
-        `${field}.key`,
-        "is one of skyq's own groups, which are consumed where they lie without an intake",
-        name,
-      );
-    }
+    refuseOwnKey(`${field}.key`, prefix, name);
     if (scoreUnit !== 's' && scoreUnit !== 'cs' && scoreUnit !== 'ms') {
       throw errors.invalidOption(`${field}.scoreUnit`, "must be 's', 'cs' or 'ms'", scoreUnit);
     }
