@@ -163,7 +163,7 @@ describe('skyq schedules, as a newcomer reads it', () => {
     );
     expect(rolled.stdout).toBe('');
     const leap = await runCli([...noDay.slice(0, -1), '2028-02-29T12:00Z', '--count', '1']);
-    expect(leap.stdout).toMatch(/^2028-02-29 /);
+    expect(leap.stdout).toMatch(/^2028-02-29 /m);
     const neither = await runCli(['schedules', 'preview', ...flags]);
     expect(neither.stderr.split('\n')[0]).toBe(
       'skyq: id: give a schedule id, or a spec (--every or --cron)',
