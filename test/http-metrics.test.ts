@@ -1,11 +1,13 @@
 // /metrics of a running launcher, read through a real Prometheus text parser: every series is
 // there under Prometheus naming rules, depths follow the queue, and counters and histograms
 // move as messages flow.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DURATION_BOUNDS_SECONDS } from '../src/http/metrics.js';
 import { type Launcher, Queue } from '../src/index.js';
 import { httpLauncher, metricFamilies, sampleValue, scrape } from './helpers/http.js';
-import { useRuntimeRedis, waitFor } from './helpers/runtime.js';
+import { ROOT, useRuntimeRedis, waitFor } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
 
@@ -60,6 +62,38 @@ describe('/metrics', () => {
       else expect(name).not.toMatch(/_total$/);
       if (type === 'HISTOGRAM') expect(name).toMatch(/_seconds$/);
     }
+  });
+
+  it("serves the series docs/dashboard.md's table names, with no label it leaves out", async () => {
+    const doc = readFileSync(join(ROOT, 'docs/dashboard.md'), 'utf8');
+    const documented = new Map<string, Set<string>>();
+    for (const row of doc.matchAll(/^\| (`skyq_[^|]*)\| [^|]+ \| ([^|]*) \|/gm)) {
+      const names = [...(row[1] as string).matchAll(/`([a-z_]+)`/g)].map((m) => m[1] as string);
+      const first = names[0] as string;
+      // "`skyq_messages_claimed_total`, `_done_total`": a name starting with _ shares the stem.
+      const stem = first.replace(/_[a-z]+_total$/, '');
+      const labels = new Set((row[2] as string).match(/[a-z]+/g) ?? []);
+      for (const name of names) documented.set(name.startsWith('_') ? stem + name : name, labels);
+    }
+    expect(documented.size).toBeGreaterThan(20);
+    const { text, samples } = await scrape(url);
+    const served = [...metricFamilies(text).keys()];
+    // Every documented series is served; every served one is in the table or the text below it.
+    for (const name of documented.keys()) expect(served, name).toContain(name);
+    const named = (name: string) => documented.has(name) || doc.includes(`\`${name}\``);
+    expect(served.filter((name) => !named(name))).toEqual([]);
+    for (const sample of samples) {
+      const family = sample.name.replace(/_(bucket|sum|count)$/, '');
+      const allowed = documented.get(family);
+      if (!allowed) continue;
+      const extra = Object.keys(sample.labels).filter(
+        (label) => label !== 'le' && !allowed.has(label),
+      );
+      expect([family, extra]).toEqual([family, []]);
+    }
+    // The launcher's own start time carries no label; launcher and host are the info's.
+    const start = samples.find((s) => s.name === 'skyq_launcher_start_time_seconds');
+    expect(start?.labels).toEqual({});
   });
 
   it('shows depths, paused groups and actor states as they are', async () => {
