@@ -125,6 +125,12 @@ describe('add rejects bad options, naming the field', () => {
       () => q.addBulk([{ body: 1 }, { body: 2, options: { group: 10 } }]),
       'items[1].options.group',
     );
+    // Options beside the body, not in options: refused, not added unnamed under a new id.
+    const loose = [{ body: 1 }, { body: 2, name: 'email.send', id: 'mine' }] as { body: Body }[];
+    const stray = await expectNamed(() => q.addBulk(loose), 'items[1].name');
+    expect(stray.message).toBe(
+      'items[1].name: is not a field of an item: give { body, options: { id, name, delay, … } }',
+    );
     await expectNamed(
       () => q.addBulk([{ body: 1 }, { body: 2, options: { nope: 1 } as AddOptions }]),
       'nope',

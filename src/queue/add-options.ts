@@ -220,7 +220,16 @@ export function prepareItems(
     const field = many ? `items[${i}]` : '';
     if (typeof item !== 'object' || item === null)
       throw errors.invalidOption(field || 'item', 'must be { body, options }');
-    return prepareMessage(config, item.body, item.options, field, context);
+    // { body, name, id } once went in unnamed and under a generated id: the options were lost.
+    const { body, options, ...rest } = item;
+    const [stray] = Object.keys(rest);
+    if (stray !== undefined) {
+      throw errors.invalidOption(
+        `${field || 'item'}.${stray}`,
+        'is not a field of an item: give { body, options: { id, name, delay, … } }',
+      );
+    }
+    return prepareMessage(config, body, options, field, context);
   });
 }
 
