@@ -143,4 +143,24 @@ describe('history with results', () => {
     expect(await q.get('big-one')).toBeNull();
     expect(await recordsIn(redis.plain, keyOf(q.config.prefix, 0, 'msg'))).toBe(1);
   });
+
+  it('lists a done job whose big body was not kept as such, never its stub; a dead one keeps it', async () => {
+    const q = await redis.queue({ groups: 1, attempts: 1 });
+    const [done, dead] = await q.addBulk([
+      { body: 'd'.repeat(SPILL_BYTES + 10), options: { id: 'big-done' } },
+      { body: 'e'.repeat(SPILL_BYTES + 10), options: { id: 'big-dead' } },
+    ]);
+    const [waiting] = (await q.list('ready', { prefix: 'big-done' })).items;
+    expect(waiting).toMatchObject({ preview: 'd'.repeat(300), truncated: true });
+    expect(waiting?.bodyKept).toBeUndefined();
+    const got = await claimAtLeast(q, 0, 2);
+    await q.ack(got.filter((m) => m.id === done));
+    expect(await q.fail(got.find((m) => m.id === dead) as never, new Error('no'))).toBe('dead');
+    // The stub's nonce is stored where the body was: it is no body, and says nothing to a reader.
+    const [kept] = (await q.list('done')).items;
+    expect(kept).toMatchObject({ id: done, preview: '', truncated: false, bodyKept: false });
+    const [letter] = (await q.list('dead')).items;
+    expect(letter).toMatchObject({ id: dead, preview: 'e'.repeat(300), truncated: true });
+    expect(letter?.bodyKept).toBeUndefined();
+  });
 });

@@ -10,6 +10,8 @@ export const PREVIEW_CHARS = 300;
 export const PREVIEW_BYTES = PREVIEW_CHARS * 4;
 /** list.lua's fields per item */
 export const ITEM_FIELDS = 7;
+/** a spilled record's stub kind (spill.ts) */
+const STUB = 0x78;
 
 /** One message on a page of `queue.list()`: where it is, and the start of its body. */
 export interface ListItem {
@@ -33,6 +35,11 @@ export interface ListItem {
   truncated: boolean;
   /** the stored record's size in bytes (0 for a raw member that has none yet) */
   recordBytes: number;
+  /**
+   * done: false when its body (over 64 KiB) was not kept, as get() says; preview is then ''
+   * and recordBytes the size of what stayed (the header), not of the body it had
+   */
+  bodyKept?: false;
   /** active: when its lease ends */
   leaseUntil?: number;
   /** done: when it finished */
@@ -72,7 +79,7 @@ export function listItem(
   const inReadySet = state === 'ready' && phase === 0;
   const id = inReadySet ? memberBytes.subarray(11) : memberBytes;
   const text = textOf(id);
-  const { name, preview, truncated } = previewOf(id, record, Number(fields[6]));
+  const { name, preview, truncated, bodyKept } = previewOf(state, id, record, Number(fields[6]));
   let dueAt: number | null = null;
   let attempts = Number(String(failed));
   const item: ListItem = {
@@ -86,6 +93,7 @@ export function listItem(
     preview,
     truncated,
     recordBytes: Number(fields[6]),
+    ...(bodyKept === false ? { bodyKept } : {}),
   };
   if (inReadySet) dueAt = Number.parseInt(memberBytes.toString('latin1', 0, 11), 16);
   else if (state === 'delayed' || state === 'ready') dueAt = msOfScore(score, unitMs);
@@ -107,12 +115,20 @@ export function listItem(
   return { item, position: { phase, score, group, member: Buffer.from(memberBytes) } };
 }
 
+interface Preview {
+  name: string | undefined;
+  preview: string;
+  truncated: boolean;
+  bodyKept?: false;
+}
+
 /** The name and body start of a (cut) record; a raw member's body is its id. */
 function previewOf(
+  state: ListState,
   id: Buffer,
   record: Buffer | null,
   recordBytes: number,
-): { name: string | undefined; preview: string; truncated: boolean } {
+): Preview {
   if (!record) return { name: undefined, ...cut(bytesText(id)) };
   const last = headerBars(record)[3];
   const tags = last === undefined ? null : readTags(record, last + 1);
@@ -121,6 +137,11 @@ function previewOf(
   const start = tags.kindAt + 1;
   const body = record.subarray(start);
   const kind = record[tags.kindAt];
+  // Still a stub after the spilled starts were read: its body key is gone. A done job's is
+  // dropped on purpose (history.lua forgetState); what is left is the nonce, which is no body.
+  if (kind === STUB && state === 'done') {
+    return { name: tags.name, preview: '', truncated: false, bodyKept: false };
+  }
   const shown = kind === 0x72 ? bytesText(id) : kind === 0x62 ? bytesText(body) : body.toString();
   const { preview, truncated } = cut(shown);
   // A record longer than what was read (a cut one, or a spilled body's start) goes on.
