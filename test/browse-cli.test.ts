@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { keyOf } from '../src/base/keys.js';
 import { Queue } from '../src/index.js';
+import { SPILL_BYTES } from '../src/queue/spill.js';
+import { claimAtLeast } from './helpers/queue.js';
 import { runCli, useRuntimeRedis } from './helpers/runtime.js';
 
 const redis = useRuntimeRedis();
@@ -120,6 +122,25 @@ describe('skyq list', () => {
       expect(out.stderr.split('\n')[0]).toBe(
         'skyq: order: must be one of newest, oldest (got "sideways")',
       );
+    }
+  });
+
+  it("says a done job's big body was not kept, in list and get, never its stub or null", async () => {
+    const queue = new Queue({ redis: redis.server.url, prefix: 'lcli4', groups: 1 });
+    const flags = ['--redis', redis.server.url, '--prefix', 'lcli4', '--groups', '1'];
+    try {
+      await queue.add('z'.repeat(SPILL_BYTES + 10), { id: 'huge' });
+      await queue.add(null, { id: 'nothing' });
+      await queue.ack(await claimAtLeast(queue, 0, 2));
+      const list = await runCli(['list', 'done', ...flags]);
+      expect(list.stdout).toMatch(/^huge\s.*\(not kept: over 64 KiB\)$/m);
+      const got = await runCli(['get', 'huge', ...flags]);
+      expect(got.stdout).toMatch(/^body\s+\(not kept: over 64 KiB\)$/m);
+      // A real null body still reads as null.
+      const nothing = await runCli(['get', 'nothing', ...flags]);
+      expect(nothing.stdout).toMatch(/^body\s+null$/m);
+    } finally {
+      await queue.close();
     }
   });
 });

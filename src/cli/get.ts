@@ -5,7 +5,7 @@ import type { FlowTreeNode } from '../queue/flows/read.js';
 import type { ChildCounts, MessageInfo } from '../queue/message-info.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { parseCount } from './duration.js';
-import { preview, printable } from './preview.js';
+import { NOT_KEPT, preview, printable } from './preview.js';
 import { whenText } from './when.js';
 import { withQueue } from './with-queue.js';
 
@@ -89,7 +89,8 @@ export function describe(
       ? []
       : [['error stack', frames(info.lastErrorStack)] as [string, string]]),
     ['dead reason', info.deadReason === null ? '-' : preview(info.deadReason, BODY_PREVIEW)],
-    ['body', preview(info.body, BODY_PREVIEW)],
+    // A body not kept is null too: say so, or it reads as a JSON null body.
+    ['body', info.bodyKept === false ? NOT_KEPT : preview(info.body, BODY_PREVIEW)],
   ];
   if (info.progress !== undefined) rows.push(['progress', progressText(info.progress)]);
   if (info.logCount !== undefined) {

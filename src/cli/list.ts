@@ -15,7 +15,7 @@ import {
   withConnectionFlags,
 } from './common.js';
 import { parseCount } from './duration.js';
-import { preview, printable } from './preview.js';
+import { NOT_KEPT, preview, printable } from './preview.js';
 import { table } from './table.js';
 import { withQueue } from './with-queue.js';
 
@@ -36,6 +36,12 @@ function when(item: ListItem): string {
   const at = item.leaseUntil ?? item.finishedAt ?? item.diedAt;
   return at === undefined ? '' : new Date(at).toISOString();
 }
+
+/** The body column: its start, or that a done job's big body was not kept (its preview is ''). */
+const bodyText = (item: ListItem): string =>
+  item.bodyKept === false
+    ? NOT_KEPT
+    : preview(item.truncated ? `${item.preview}…` : item.preview, BODY_COLUMN);
 
 const iso = (ms: number | null) =>
   ms === null ? '–' : ms >= 9e15 ? 'never' : new Date(ms).toISOString();
@@ -85,7 +91,7 @@ export function registerList(program: Command): void {
                 iso(item.dueAt),
                 item.attempts,
                 ...(last ? [when(item)] : []),
-                preview(item.truncated ? `${item.preview}…` : item.preview, BODY_COLUMN),
+                bodyText(item),
               ]),
               { leftAlign: [0, 2, 3, ...(last ? [5, 6] : [5])] },
             ),

@@ -4,6 +4,9 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** What a done job's body (over 64 KiB, spilled) shows: history keeps the rest of it, not that. */
+export const NOT_KEPT = '(not kept: over 64 KiB)';
+
 /** Text safe to print: escaped (as a JSON string) when it holds control characters. */
 export function printable(text: string): string {
   return CONTROL.test(text) ? JSON.stringify(text) : text;
