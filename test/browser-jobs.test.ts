@@ -241,6 +241,16 @@ describe('the job browser in a browser', () => {
     await closeView();
   });
 
+  it("says a done job's big body was not kept, not what stayed of its record", async () => {
+    const id = await queue.add('b'.repeat(70 * 1024), { id: 'big-done', group: 1 });
+    await waitFor('the big job to finish', async () =>
+      (await queue.get(id))?.state === 'done' ? true : undefined,
+    );
+    await tab('done');
+    await row(id).waitFor();
+    expect(await row(id).locator('td.body').textContent()).toBe('not kept (over 64 KiB)');
+  });
+
   it('retries a dead job through its button, its error shown as text', async () => {
     await redis.client.set('jobs:failing', '1');
     const id = await queue.add(

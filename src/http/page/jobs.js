@@ -161,7 +161,11 @@ export class JobBrowser {
 
   #row(item) {
     const [, whenField] = WHEN[this.#state] ?? [];
-    const body = item.truncated ? `${item.preview}…` : item.preview;
+    // A done job's big body is not kept (its preview is empty): say so, as the job view does.
+    const body =
+      item.bodyKept === false
+        ? el('span', { class: 'hint' }, 'not kept (over 64 KiB)')
+        : el('code', {}, item.truncated ? `${item.preview}…` : item.preview);
     return el(
       'tr',
       {
@@ -182,7 +186,7 @@ export class JobBrowser {
       el('td', {}, item.dueAt >= 9e15 ? 'never' : formatTime(item.dueAt)),
       el('td', { class: 'num' }, item.attempts),
       whenField ? el('td', {}, formatTime(item[whenField])) : null,
-      el('td', { class: 'body' }, el('code', {}, body)),
+      el('td', { class: 'body' }, body),
       el('td', { class: 'actions' }, this.#actions(item)),
     );
   }
