@@ -78,11 +78,22 @@ export class RedisClock {
 export class ServerClocks {
   readonly #client: RedisClient;
   readonly #time: (group: number) => Promise<unknown>;
+  readonly #explain: (error: unknown) => unknown;
   readonly #clocks = new Map<number, RedisClock>();
 
-  constructor(client: RedisClient, time: (group: number) => Promise<unknown>) {
+  /**
+   * `explain` turns what a read throws into the error every other call gives (a lost
+   * connection: ERR_SKYQ_UNREACHABLE naming the server): TIME is no script, and its raw
+   * ioredis error reached get()'s callers and the dashboard as it was.
+   */
+  constructor(
+    client: RedisClient,
+    time: (group: number) => Promise<unknown>,
+    explain: (error: unknown) => unknown,
+  ) {
     this.#client = client;
     this.#time = time;
+    this.#explain = explain;
   }
 
   /** Redis's clock for a group's server. */
@@ -93,7 +104,11 @@ export class ServerClocks {
       const read = isCluster(this.#client)
         ? () => this.#time(group) as Promise<[string, string]>
         : () => this.#client.time() as Promise<[number, number]>;
-      clock = new RedisClock(read);
+      const explained = () =>
+        read().catch((error: unknown) => {
+          throw this.#explain(error);
+        });
+      clock = new RedisClock(explained);
       this.#clocks.set(key, clock);
     }
     return clock;

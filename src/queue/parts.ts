@@ -124,7 +124,11 @@ export function queueParts<B>(base: QueueBase): QueueParts<B> {
     unspill: unspillAt,
     get: (id, o) => base.get(id, o),
   });
-  const clocks = new ServerClocks(client, (group) => run('time', group, []));
+  const clocks = new ServerClocks(
+    client,
+    (group) => run('time', group, []),
+    (error) => scripts.explain(error),
+  );
   const ensure = () =>
     ensureFormat(
       (key, version) => base.runMulti('format', key, [version]),

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../../base/errors.js';
 import { keyOf } from '../../base/keys.js';
 import { blockingCopy, isCluster, type RedisClient } from '../../redis/connection.js';
+import { explainRedisError } from '../../redis/explain.js';
 import { isConnectionLoss } from '../../redis/failure.js';
 import { checkGroup, checkObject, rejectUnknown } from '../options.js';
 import { type EventsFrom, formatCursor, type Positions, parseFrom } from './cursor.js';
@@ -64,11 +65,30 @@ export function readEvents(
   latest?.catch(() => undefined); // a failure shows when the iteration awaits it
   return {
     [Symbol.asyncIterator]: () =>
-      follow$(client, prefix, unique, start, latest, follow as boolean, [
-        signal as AbortSignal | undefined,
-        closing,
-      ]),
+      explained(
+        follow$(client, prefix, unique, start, latest, follow as boolean, [
+          signal as AbortSignal | undefined,
+          closing,
+        ]),
+        (error) => explainRedisError(error, prefix, client),
+      ),
   };
+}
+
+/**
+ * The events, with what a read throws explained as every other call's error is (a lost
+ * connection: ERR_SKYQ_UNREACHABLE naming the server, not ioredis's own words). Inside, the
+ * raw error is kept: a follower tells a lost connection by it and reads again.
+ */
+async function* explained(
+  events: AsyncGenerator<QueueEvent>,
+  explain: (error: unknown) => unknown,
+): AsyncGenerator<QueueEvent> {
+  try {
+    yield* events;
+  } catch (error) {
+    throw explain(error);
+  }
 }
 
 /**
