@@ -27,9 +27,9 @@ describe('skyq list', () => {
       expect(first.stdout).not.toContain('\u001b');
       expect(first.stdout).toContain('"<b>\\u001b[31mred</b>"');
       expect(first.stdout).toMatch(/^job-1\s+\d\s+mail\s/m);
-      const more = /more: skyq list delayed --prefix lcli --groups 3 --limit 10 --after (\S+)/.exec(
-        first.stdout,
-      );
+      const more = new RegExp(
+        `more: skyq list delayed --redis ${redis.server.url} --prefix lcli --groups 3 --limit 10 --after (\\S+)`,
+      ).exec(first.stdout);
       expect(more).not.toBeNull();
 
       const seen: string[] = [];

@@ -146,21 +146,21 @@ it('list left-aligns its text columns and right-aligns its figures', async () =>
   for (const row of rows) expect(row.slice(end - 1, end)).toBe('1');
 });
 
-it("list's more: hint keeps --group, --limit and the queue's layout, and leads to the next page", async () => {
+it("list's more: hint keeps --group, --limit, where Redis is and the queue's layout, and leads to the next page", async () => {
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push(await deadLetter(2, `boom ${i}`));
   await deadLetter(1, 'elsewhere');
   const first = await runCli(['dlq', 'list', ...flags, '--group', '2', '--limit', '2']);
   expect(first.code, first.stderr).toBe(0);
   const more = first.stdout.trimEnd().split('\n').at(-1) as string;
-  const layout = `--prefix dlq${prefix} --groups 3`;
+  const layout = `--redis ${server.url} --prefix dlq${prefix} --groups 3`;
   expect(more).toMatch(
     new RegExp(`^more: skyq dlq list ${layout} --group 2 --limit 2 --after \\S+$`),
   );
-  // What it says, run as said (plus where Redis is), is the rest of group 2 (newest first:
-  // the oldest letter), and only that.
+  // What it says, run as said, is the rest of group 2 (newest first: the oldest letter), and
+  // only that.
   const again = more.replace(/^more: skyq /, '').split(' ');
-  const next = await runCli([...again, '--redis', server.url]);
+  const next = await runCli(again);
   expect(next.code, next.stderr).toBe(0);
   const rows = next.stdout.split('\n').filter((line) => line.includes(':'));
   expect(rows.some((row) => row.includes(ids[0] as string))).toBe(true);

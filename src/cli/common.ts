@@ -3,6 +3,7 @@
 // environment, never from a flag of their own.
 import type { Command } from 'commander';
 import { errors } from '../base/errors.js';
+import { redactUrl } from '../base/redact.js';
 import { type QueueOptions, type ScoreUnit, UNIT_MS } from '../queue/config.js';
 import {
   checkRedisUrl,
@@ -142,19 +143,30 @@ export function writeToLine(flags: ConnectionFlags): string {
   return `writing to ${describeTarget(queueOptions(flags))}`;
 }
 
+/** A word a POSIX shell reads back as it is: quoted when it holds anything else (`*`, spaces). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 /**
- * --prefix, --groups and --score-unit as given, when not the defaults: what a printed command
- * (a `more:` hint) needs to act on the same queue. Where Redis is stays out: a URL may hold a
- * password.
+ * The flags a printed command (a `more:` hint) needs to read the same queue on the same Redis:
+ * where Redis is (--redis, --cluster, --sentinel, --sentinel-master, TLS files) and the layout
+ * (--prefix, --groups, --score-unit when not the defaults), as given, each a shell word. A
+ * password in --redis is masked as *** (the user puts it back); what came from the environment
+ * (REDIS_URL, SKYQ_TLS_*, logins) is left out, as the copy reads the same environment.
  */
-export function layoutFlags(flags: ConnectionFlags): string[] {
-  return [
-    ...(flags.prefix !== undefined && flags.prefix !== 'task_group'
-      ? ['--prefix', flags.prefix]
-      : []),
-    ...(flags.groups !== undefined && flags.groups !== '10' ? ['--groups', flags.groups] : []),
-    ...(flags.scoreUnit !== undefined && flags.scoreUnit !== 'ms'
-      ? ['--score-unit', flags.scoreUnit]
-      : []),
+export function againFlags(flags: ConnectionFlags): string[] {
+  const given: [string, string | undefined][] = [
+    ['--redis', flags.redis === undefined ? undefined : redactUrl(flags.redis)],
+    ['--cluster', flags.cluster],
+    ['--sentinel', flags.sentinel],
+    ['--sentinel-master', flags.sentinelMaster],
+    ['--tls-ca', flags.tlsCa],
+    ['--tls-cert', flags.tlsCert],
+    ['--tls-key', flags.tlsKey],
+    ['--prefix', flags.prefix === 'task_group' ? undefined : flags.prefix],
+    ['--groups', flags.groups === '10' ? undefined : flags.groups],
+    ['--score-unit', flags.scoreUnit === 'ms' ? undefined : flags.scoreUnit],
   ];
+  return given.flatMap(([flag, value]) => (value === undefined ? [] : [flag, shellWord(value)]));
 }

@@ -5,8 +5,8 @@ import { errors } from '../base/errors.js';
 import type { PageOrder } from '../queue/page-order.js';
 import type { Queue } from '../queue/queue.js';
 import {
+  againFlags,
   type ConnectionFlags,
-  layoutFlags,
   printJson,
   readFromLine,
   withConnectionFlags,
@@ -52,7 +52,7 @@ async function listed(queue: Queue, flags: DlqFlags, chosen: ReturnType<typeof s
   });
   const again = [
     'skyq dlq list',
-    ...layoutFlags(flags),
+    ...againFlags(flags),
     ...(flags.group !== undefined ? ['--group', flags.group] : []),
     ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
   ].join(' ');

@@ -8,8 +8,8 @@ import { LIST_STATES, type ListState } from '../queue/browse/cursor.js';
 import type { ListItem } from '../queue/browse/item.js';
 import type { PageOrder } from '../queue/page-order.js';
 import {
+  againFlags,
   type ConnectionFlags,
-  layoutFlags,
   printJson,
   readFromLine,
   withConnectionFlags,
@@ -71,7 +71,7 @@ export function registerList(program: Command): void {
         const again = [
           'skyq list',
           state,
-          ...layoutFlags(flags),
+          ...againFlags(flags),
           ...(flags.group !== undefined ? ['--group', flags.group] : []),
           ...(flags.idPrefix !== undefined ? ['--id-prefix', JSON.stringify(flags.idPrefix)] : []),
           ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
