@@ -117,11 +117,12 @@ export function stdinCase(rng: Rng): StdinCase {
     const number = i + 1;
     const withCr = endings[i] === '\r\n' ? Buffer.concat([line, Buffer.from('\r')]) : line;
     if (withCr.length === 0 && endings[i] === '') break; // nothing after the last newline
-    if (withCr.length > maxLine) {
+    // A final "\r" ends the line like "\n" and is not counted against --max-line.
+    const bytes = withCr.at(-1) === 0x0d ? withCr.subarray(0, -1) : withCr;
+    if (bytes.length > maxLine) {
       refused.push(number);
       continue;
     }
-    const bytes = withCr.at(-1) === 0x0d ? withCr.subarray(0, -1) : withCr;
     if (!isUtf8(bytes)) {
       refused.push(number);
       continue;
