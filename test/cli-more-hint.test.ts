@@ -72,6 +72,35 @@ describe('the more: hint', () => {
     });
   }
 
+  it('list: an --id-prefix a shell would expand ($) goes into the hint as it was given', async () => {
+    const queue = new Queue({ redis: server.url, prefix: 'hint', groups: 2 });
+    try {
+      for (const id of ['$HOMEx1', '$HOMEx2', '$HOMEy']) {
+        await queue.add(id, { id, group: 0, delay: 60_000 });
+      }
+    } finally {
+      await queue.close();
+    }
+    const where = ['--redis', server.url, ...layout];
+    const first = await runCli([
+      'list',
+      'delayed',
+      '--id-prefix',
+      '$HOMEx',
+      '--limit',
+      '1',
+      ...where,
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    const hint = first.stdout.trimEnd().split('\n').at(-1) as string;
+    expect(hint).toContain("--id-prefix '$HOMEx'");
+    const next = runHint(hint);
+    expect([next.status, next.stderr]).toEqual([0, '']);
+    expect(first.stdout).toContain('$HOMEx1');
+    expect(next.stdout).toContain('$HOMEx2');
+    expect(next.stdout).not.toContain('$HOMEy');
+  });
+
   it('repeats --cluster, --sentinel, --sentinel-master and TLS files, quoted for a shell', () => {
     expect(
       againFlags({

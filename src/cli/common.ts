@@ -144,7 +144,7 @@ export function writeToLine(flags: ConnectionFlags): string {
 }
 
 /** A word a POSIX shell reads back as it is: quoted when it holds anything else (`*`, spaces). */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 

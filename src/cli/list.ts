@@ -12,6 +12,7 @@ import {
   type ConnectionFlags,
   printJson,
   readFromLine,
+  shellWord,
   withConnectionFlags,
 } from './common.js';
 import { parseCount } from './duration.js';
@@ -73,7 +74,7 @@ export function registerList(program: Command): void {
           state,
           ...againFlags(flags),
           ...(flags.group !== undefined ? ['--group', flags.group] : []),
-          ...(flags.idPrefix !== undefined ? ['--id-prefix', JSON.stringify(flags.idPrefix)] : []),
+          ...(flags.idPrefix !== undefined ? ['--id-prefix', shellWord(flags.idPrefix)] : []),
           ...(flags.limit !== '50' ? ['--limit', flags.limit] : []),
         ].join(' ');
         const more = page.cursor ? `more: ${again} --after ${page.cursor}` : null;
