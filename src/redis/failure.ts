@@ -73,8 +73,18 @@ function reasonOf(error: unknown): string {
   if (/^Command timed out/.test(message)) return 'no answer: a command timed out';
   if (/connect ETIMEDOUT|timed? ?out/i.test(message)) return 'no answer: connecting timed out';
   if (/^Ready check failed: /.test(message)) return reasonOf(new Error(message.slice(20)));
+  if (CLUSTER_GONE.test(message))
+    return 'a master of the cluster is gone, and no replica took over yet';
   return message.split('\n')[0] ?? message;
 }
+
+/**
+ * A cluster with a master gone: ioredis follows the slot to no one until its replica is promoted
+ * (`Too many Cluster redirections. Last error: Error: Connection is closed.`), or Redis says the
+ * cluster is down. No connection serves those slots, as for a standalone server that went away.
+ */
+const CLUSTER_GONE =
+  /^(CLUSTERDOWN|Too many Cluster redirections\. Last error: (Error: Connection is closed|ReplyError: CLUSTERDOWN|Error: Stream isn't writeable))/;
 
 /**
  * True for the rejections ioredis gives commands when it has no connection
@@ -84,6 +94,7 @@ function reasonOf(error: unknown): string {
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (CLUSTER_GONE.test(error.message)) return true;
   return /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out|None of startup nodes is available|Failed to refresh slots cache|connect E[A-Z]+)/.test(
     error.message,
   );

@@ -28,6 +28,8 @@ export interface Flow {
   readonly bodies: Map<string, Body>;
   /** items whose add was refused (not acknowledged) */
   refused(): number;
+  /** the code of each refusal's error (an AddBulkError's cause), once per code */
+  refusedCodes(): string[];
   /** ends the flow after the call under way */
   stop(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
   const bodies = new Map<string, Body>();
   const make = typeof body === 'function' ? body : () => body;
   let refused = 0;
+  const codes = new Set<string>();
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
@@ -55,6 +58,8 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
           ids = error.ids;
           refused += error.failures.length;
         }
+        const cause = error instanceof AddBulkError ? error.cause : error;
+        codes.add(String((cause as { code?: unknown } | undefined)?.code ?? cause));
       }
       const at = Date.now();
       ids.forEach((id, i) => {
@@ -71,6 +76,7 @@ export function startFlow(queue: Queue, options: FlowOptions = {}): Flow {
     ackedAt,
     bodies,
     refused: () => refused,
+    refusedCodes: () => [...codes],
     stop: async () => {
       stopped = true;
       await loop;
