@@ -4,8 +4,10 @@
  * (SKYQ_EMBEDDED_PORT) and in a temporary working directory, since the default port (6379)
  * may belong to someone else on this machine.
  */
+
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedRedis, knock, savedPassword } from '../src/cli/embedded.js';
 import { heldPort, startStandalone } from './helpers/redis.js';
@@ -168,6 +170,41 @@ describe('skyq start with no Redis named', () => {
       expect(await knock(port)).toBe('down');
     } finally {
       first.child.kill('SIGKILL');
+      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('the launcher that started it, stopped first, leaves it running for the other', async () => {
+    const port = await heldPort();
+    const cwd = tempDir('skyq-embedded-cwd-');
+    const owner = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-a']);
+    let guest: CliChild | undefined;
+    let pid = 0;
+    try {
+      await ready(owner);
+      pid = serverPid(cwd, port);
+      guest = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-b']);
+      await ready(guest);
+      owner.child.kill('SIGINT');
+      const ended = await finish(owner, '', 30_000);
+      expect(ended.code).toBe(0);
+      expect(ended.stdout + ended.stderr).toContain(
+        'skyq: leaving the embedded server running: another launcher still uses it',
+      );
+      // Its exit once killed every server it had started, this one too.
+      await sleep(500);
+      expect(await knock(port, savedPassword(dataDir(cwd, port)))).toBe('pong');
+      // The guest works on, and stopping leaves the server to the next `skyq start`, as before.
+      const added = await finish(
+        cliIn(cwd, port, ['produce', '--groups', '1', '--delay', '0']),
+        'still here\nquit\n',
+      );
+      expect([added.code, added.stderr]).toEqual([0, '']);
+      guest.child.kill('SIGINT');
+      expect((await finish(guest, '', 30_000)).code).toBe(0);
+    } finally {
+      owner.child.kill('SIGKILL');
+      guest?.child.kill('SIGKILL');
       if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
     }
   });

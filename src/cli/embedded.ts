@@ -149,7 +149,15 @@ export async function embeddedRedis(
     url: server.url,
     kind: 'started',
     dir,
-    stop: () => stopUnlessShared(say, server.url, () => server.stop(), port, server.pid),
+    stop: () =>
+      stopUnlessShared(
+        say,
+        server.url,
+        () => server.stop(),
+        port,
+        server.pid,
+        () => server.leave(),
+      ),
   };
 }
 
@@ -285,8 +293,11 @@ async function stopUnlessShared(
   stop: () => Promise<void>,
   port: number,
   pid: number,
+  leave: () => void = () => undefined,
 ): Promise<boolean> {
   if (await othersConnected(url).catch(() => false)) {
+    // Left running for good: this process's exit must not stop it either (server.ts's hook).
+    leave();
     say('skyq: leaving the embedded server running: another launcher still uses it');
     return false;
   }

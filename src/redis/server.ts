@@ -36,6 +36,8 @@ export interface RedisServerHandle {
   dir: string;
   pid: number;
   stop(): Promise<void>;
+  /** Lets it outlive this process: the exit hook that stops forgotten servers leaves it be. */
+  leave(): void;
 }
 
 export interface StartRedisServerOptions {
@@ -195,6 +197,9 @@ async function launch(port: number, opts: StartRedisServerOptions): Promise<Redi
     stop: () => {
       stopping ??= stop();
       return stopping;
+    },
+    leave: () => {
+      live.delete(child);
     },
   };
 }
