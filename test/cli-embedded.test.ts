@@ -5,11 +5,12 @@
  * may belong to someone else on this machine.
  */
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedRedis, knock, savedPassword } from '../src/cli/embedded.js';
+import { notePath } from '../src/redis/default-redis.js';
 import { heldPort, startStandalone } from './helpers/redis.js';
 import {
   CLI,
@@ -170,6 +171,29 @@ describe('skyq start with no Redis named', () => {
       expect(await knock(port)).toBe('down');
     } finally {
       first.child.kill('SIGKILL');
+      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('a Ctrl-C while the actors start stops the server it just started, and removes its note', async () => {
+    const port = await heldPort();
+    const cwd = tempDir('skyq-embedded-cwd-');
+    const run = cliIn(cwd, port, ['start', '--log-dir', 'logs']); // ten actors: a start to catch
+    let pid = 0;
+    try {
+      await waitFor('the embedded server started', () => {
+        const found = /started a private redis-server there \(pid (\d+)/.exec(run.stdout());
+        return found ? Number(found[1]) : undefined;
+      }).then((found) => {
+        pid = found;
+      });
+      run.child.kill('SIGINT'); // before the actors said ready: Node's default exited at once
+      const ended = await finish(run, '', 30_000);
+      expect([ended.code, ended.signal]).toEqual([0, null]);
+      expect(await knock(port)).toBe('down');
+      expect(existsSync(notePath(port))).toBe(false);
+    } finally {
+      run.child.kill('SIGKILL');
       if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
     }
   });

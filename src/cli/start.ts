@@ -97,6 +97,19 @@ export function registerStart(program: Command): void {
       // Every flag is checked before any server starts or anything is printed.
       const options = startOptionsOf(flags);
       checkStartOptions(options);
+      // A signal while starting is kept for when the launcher runs (then it drains and stops
+      // the embedded server): Node's default would exit at once and leave that server running.
+      // A second one exits now (the exit hook stops a server this process started).
+      let early: string | null = null;
+      const whileStarting = (signal: string) => {
+        if (early !== null) process.exit(130);
+        early = signal;
+        console.log(`skyq: ${signal} while starting: stopping once started (another exits now)`);
+      };
+      const onInt = () => whileStarting('SIGINT');
+      const onTerm = () => whileStarting('SIGTERM');
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
       const embedded = noRedisNamed(flags)
         ? await embeddedRedis((line) => console.log(line))
         : null;
@@ -108,6 +121,8 @@ export function registerStart(program: Command): void {
           await embedded?.stop();
           throw error;
         });
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
       // Ctrl-C drains from the moment the launcher runs: a caller that signals as soon as it
       // reads the ready line below must not meet Node's default, which kills without draining.
       let signals = 0;
@@ -129,6 +144,7 @@ export function registerStart(program: Command): void {
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      if (early !== null) return void shutdown(early);
       const where = describeTarget(options);
       console.log(
         `skyq: ${launcher.groups.length} ${launcher.groups.length === 1 ? 'actor' : 'actors'} ready on ${where} (groups ${launcher.groups.join(',')}); logs in ${options.logDir}/`,
