@@ -127,3 +127,23 @@ it('with nothing named: REDIS_URL, else a note whose server runs, else 127.0.0.1
     });
   }
 });
+
+it('a note left by a server that no longer runs is named as that, not as missing', async () => {
+  const port = await heldPort();
+  const state = tempDir('skyq-state-');
+  const env = { REDIS_URL: undefined, SKYQ_EMBEDDED_PORT: String(port), XDG_STATE_HOME: state };
+  const gone = spawnSync(process.execPath, ['-e', '']).pid as number;
+  const saved = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = state; // writeEmbeddedNote writes under it, as the CLI reads
+  try {
+    writeEmbeddedNote(port, { url: `redis://:old@127.0.0.1:${port}`, pid: gone, dir: '/nowhere' });
+  } finally {
+    if (saved === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = saved;
+  }
+  const note = join(state, 'skyq', `${port}.json`);
+  const run = await finish(spawnNode(CLI, ['stats'], env, [], tempDir()));
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(`(${note} names a server that no longer runs)`);
+  expect(run.stderr).not.toContain('is missing');
+});

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The skyq command line: start, produce, stats, logs, get, reschedule, pause, resume, dlq,
 // list, cancel, bench, dashboard, acl.
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { SkyqError } from '../base/errors.js';
 import { connectionChecksSettled } from '../redis/connection.js';
@@ -90,7 +91,11 @@ try {
  */
 function whereLookedFor(line: string): string {
   if (readEmbeddedNote() !== undefined) return '';
-  const none = `no Redis named, and no skyq start of this user runs an embedded server on port ${embeddedPort()} (${notePath()} is missing)`;
+  // A note left by a server that no longer runs (killed, or the machine restarted) is there.
+  const note = existsSync(notePath())
+    ? `${notePath()} names a server that no longer runs`
+    : `${notePath()} is missing`;
+  const none = `no Redis named, and no skyq start of this user runs an embedded server on port ${embeddedPort()} (${note})`;
   if (/refused the login/.test(line))
     return ` (${none}, so the password was looked for in ${embeddedDir()}/: give --redis or REDIS_URL)`;
   if (/^cannot reach Redis/.test(line))

@@ -40,7 +40,7 @@ export function registerProduce(program: Command): void {
     .option('--name <name>', "job name of every message (a command table handler's entry)")
     .option(
       '--json',
-      'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…", "name":"…"}',
+      'each line is {"body":…, "delay":"5s"|ms, "priority":n, "key":"…", "id":"…", "name":"…", "dedupe":"10m"|ms}',
     )
     .option('--max-line <bytes>', 'longest line accepted', '1024')
     .option('--count <n>', 'add n generated messages instead of reading stdin')
