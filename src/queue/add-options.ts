@@ -221,15 +221,15 @@ export function prepareItems(
     if (typeof item !== 'object' || item === null)
       throw errors.invalidOption(field || 'item', 'must be { body, options }');
     // { body, name, id } once went in unnamed and under a generated id: the options were lost.
-    const { body, options, ...rest } = item;
-    const [stray] = Object.keys(rest);
-    if (stray !== undefined) {
+    // (A for-in, not a rest spread: no object made per item on addBulk's hot path.)
+    for (const key in item) {
+      if (key === 'body' || key === 'options') continue;
       throw errors.invalidOption(
-        `${field || 'item'}.${stray}`,
+        `${field || 'item'}.${key}`,
         'is not a field of an item: give { body, options: { id, name, delay, … } }',
       );
     }
-    return prepareMessage(config, body, options, field, context);
+    return prepareMessage(config, item.body, item.options, field, context);
   });
 }
 
