@@ -26,7 +26,8 @@ export const SPILL_BYTES = 64 * 1024;
 /** How long a body key written for an add that never ran is kept (lib.lua SPILL_ORPHAN_MS). */
 export const SPILL_ORPHAN_MS = 3_600_000;
 
-const STUB = 0x78; // 'x'
+/** The kind letter of a spilled record's stub, 'x' (browse/item.ts knows one by it too). */
+export const STUB = 0x78;
 /** Longer records are not stubs: a header is at most ~60 bytes, its tags ~400, the nonce 17. */
 const STUB_MAX = 512;
 

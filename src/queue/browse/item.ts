@@ -3,6 +3,7 @@
 import { isUtf8 } from 'node:buffer';
 import { decodeEntry } from '../history/entry.js';
 import { headerBars, readTags, textOf } from '../record-read.js';
+import { STUB } from '../spill.js';
 import type { ListPosition, ListState } from './cursor.js';
 
 export const PREVIEW_CHARS = 300;
@@ -10,8 +11,6 @@ export const PREVIEW_CHARS = 300;
 export const PREVIEW_BYTES = PREVIEW_CHARS * 4;
 /** list.lua's fields per item */
 export const ITEM_FIELDS = 7;
-/** a spilled record's stub kind (spill.ts) */
-const STUB = 0x78;
 
 /** One message on a page of `queue.list()`: where it is, and the start of its body. */
 export interface ListItem {
