@@ -198,7 +198,10 @@ describe('skyq start with no Redis named', () => {
     }
   });
 
-  it('the launcher that started it, stopped first, leaves it running for the other', async () => {
+  /** Runs `check` with a launcher that started the embedded server and one sharing it. */
+  async function withOwnerAndGuest(
+    check: (run: { cwd: string; port: number; owner: CliChild; guest: CliChild }) => Promise<void>,
+  ): Promise<void> {
     const port = await heldPort();
     const cwd = tempDir('skyq-embedded-cwd-');
     const owner = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-a']);
@@ -209,6 +212,16 @@ describe('skyq start with no Redis named', () => {
       pid = serverPid(cwd, port);
       guest = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-b']);
       await ready(guest);
+      await check({ cwd, port, owner, guest });
+    } finally {
+      owner.child.kill('SIGKILL');
+      guest?.child.kill('SIGKILL');
+      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
+    }
+  }
+
+  it('the launcher that started it, stopped first, leaves it running for the other', () =>
+    withOwnerAndGuest(async ({ cwd, port, owner, guest }) => {
       owner.child.kill('SIGINT');
       const ended = await finish(owner, '', 30_000);
       expect(ended.code).toBe(0);
@@ -226,24 +239,10 @@ describe('skyq start with no Redis named', () => {
       expect([added.code, added.stderr]).toEqual([0, '']);
       guest.child.kill('SIGINT');
       expect((await finish(guest, '', 30_000)).code).toBe(0);
-    } finally {
-      owner.child.kill('SIGKILL');
-      guest?.child.kill('SIGKILL');
-      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
-    }
-  });
+    }));
 
-  it('a second launcher shares the server and leaves it to the one that started it', async () => {
-    const port = await heldPort();
-    const cwd = tempDir('skyq-embedded-cwd-');
-    const owner = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-a']);
-    let guest: CliChild | undefined;
-    let pid = 0;
-    try {
-      await ready(owner);
-      pid = serverPid(cwd, port);
-      guest = cliIn(cwd, port, ['start', '--groups', '1', '--log-dir', 'logs-b']);
-      await ready(guest);
+  it('a second launcher shares the server and leaves it to the one that started it', () =>
+    withOwnerAndGuest(async ({ cwd, port, owner, guest }) => {
       expect(guest.stdout()).toContain(
         `skyq: sharing the embedded server of the running launcher (pid ${owner.child.pid})`,
       );
@@ -253,10 +252,5 @@ describe('skyq start with no Redis named', () => {
       owner.child.kill('SIGINT');
       expect((await finish(owner, '', 30_000)).code).toBe(0);
       expect(await knock(port)).toBe('down');
-    } finally {
-      owner.child.kill('SIGKILL');
-      guest?.child.kill('SIGKILL');
-      if (pid && (await knock(port)) !== 'down') process.kill(pid, 'SIGKILL');
-    }
-  });
+    }));
 });
