@@ -65,3 +65,44 @@ it('a launcher started paused: what fell due before resume() is late from the re
     await queue.close();
   }
 });
+
+it('two launchers on one group: both see the pause and the resume, whichever took the token', async () => {
+  const where = { redis: redis.server.url, prefix: 'twopause', groups: 1 };
+  const queue = new Queue(where);
+  const launchers = [
+    await startActors({ ...where, ...options, logDir: tempDir() }),
+    await startActors({ ...where, ...options, logDir: tempDir() }),
+  ];
+  const states = async () =>
+    Promise.all(launchers.map(async (l) => (await l.stats()).actors[0]?.stat?.state));
+  const allIn = (state: string) => async () =>
+    (await states()).every((s) => s === state) ? true : undefined;
+  try {
+    // pause.lua sends one token: one actor claims and learns of it, the other is told by its
+    // launcher's watcher (the old code left it 'running', blind to the pause).
+    await queue.pause(0);
+    await waitFor('both actors to see the pause', allIn('paused'), 5000);
+    const now = Date.now();
+    await queue.addBulk(
+      Array.from({ length: 200 }, (_, i) => ({
+        body: { list: 'twopause', ms: 20 },
+        options: { runAt: now + (i * PAUSE_MS) / 400 },
+      })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    await queue.resume(0);
+    await waitFor('both actors to see the resume', allIn('running'), 5000);
+    await waitFor('all handled', async () =>
+      (await redis.client.llen('twopause')) === 200 ? true : undefined,
+    );
+    // Whichever launcher ran a message that fell due in the pause counts it late from the resume.
+    const summaries = await Promise.all(
+      launchers.map(async (l) => (await l.stats()).totals.summary),
+    );
+    expect(summaries.reduce((n, s) => n + s.lateness.count, 0)).toBe(200);
+    for (const s of summaries) expect(s.lateness.max).toBeLessThan(BOUND_MS);
+  } finally {
+    await Promise.all(launchers.map((l) => l.stop()));
+    await queue.close();
+  }
+});

@@ -240,7 +240,11 @@ export class Actor {
         );
       }
       if (polled.paused) {
+        // Watched while paused: a resume whose token went to another launcher's actor of this
+        // group reaches this one through the launcher's watcher (watcher.ts), not in 5 s.
+        this.#stats.plannedAt = polled.now + PAUSED_RECHECK_MS;
         await this.#waker.wait(PAUSED_RECHECK_MS);
+        this.#stats.plannedAt = 0;
         continue;
       }
       const now = this.#redisNow();

@@ -112,7 +112,11 @@ export class Coordinator {
         const actor = slot?.actor;
         if (!slot?.stats || !actor) return null;
         const stats = slot.stats;
-        return { plannedAt: () => stats.plannedAt, poke: () => void actor.poke() };
+        return {
+          plannedAt: () => stats.plannedAt,
+          paused: () => stats.state === 'paused',
+          poke: () => void actor.poke(),
+        };
       },
       data.watch,
       (problem) => this.notes.push(problem),

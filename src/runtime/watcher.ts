@@ -1,19 +1,18 @@
-// The launcher's eye on what its idle actors were not told about. skyq's own
-// adds push a wake-up token, but a program that only does `ZADD task_group:3
-// <due> <member>` does not, a token can go to another launcher's actor, and a
-// lease another consumer holds can run out (that consumer died or hangs).
-// So for its idle actors (each publishes, in its stat block, the time it will
-// look anyway) the watcher reads each group's next event and ready count: on
-// every keyspace notification where the server sends them, and every
-// `intervalMs` in any case, with one script call per server for all of them.
-// Without keyspace notifications, a standalone or Sentinel server still says
-// when a key the watcher read changes (client tracking, tracking.ts): a group
-// quiet for a second is armed that way and left out of the ticks, which slow
-// to one a second once every group is (armed-groups.ts). An idle launcher
-// then costs one call a second, and a raw ZADD is seen within a round trip.
-// Work due before an actor's plan gets it poked. The same call reads the head of
-// every idle sorted set the intake consumes (zsetIntake), so an idle set costs no
-// call of its own: a set whose head falls due before its lane's plan gets it poked.
+// The launcher's eye on what its idle actors were not told about. skyq's own adds push a
+// wake-up token, but a program that only does `ZADD task_group:3 <due> <member>` does not, a
+// token (an add's, a pause's, a resume's) can go to another launcher's actor, and a lease
+// another consumer holds can run out (that consumer died or hangs). So for its idle actors
+// (each publishes, in its stat block, the time it will look anyway) the watcher reads each
+// group's next event, ready count and pause: on every keyspace notification where the server
+// sends them, and every `intervalMs` in any case, with one script call per server for all.
+// Without keyspace notifications, a standalone or Sentinel server still says when a key the
+// watcher read changes (client tracking, tracking.ts): a group quiet for a second is armed that
+// way and left out of the ticks, which slow to one a second once every group is
+// (armed-groups.ts). An idle launcher then costs one call a second, and a raw ZADD is seen
+// within a round trip. Work due before an actor's plan, or a pause or resume it missed, gets it
+// poked. The same call reads the head of every idle sorted set the intake consumes
+// (zsetIntake), so an idle set costs no call of its own: a set whose head falls due before its
+// lane's plan gets it poked.
 import calculateSlot from 'cluster-key-slot';
 import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
@@ -39,6 +38,8 @@ export interface WatchSettings {
 export interface WatchedActor {
   /** when the actor will look at its group anyway (Redis ms); 0 while busy or polling */
   plannedAt(): number;
+  /** whether the actor knows its group is paused */
+  paused(): boolean;
   poke(): void;
 }
 
@@ -174,10 +175,14 @@ export class Watcher {
     this.#nextTick(slow ? untilNext(Math.max(SAFETY_MS, intervalMs)) : intervalMs);
   }
 
-  /** The keys client tracking watches for a group: where a raw ZADD or a token's message goes. */
+  /** The keys client tracking watches for a group: where a raw ZADD, a token's message or a pause goes. */
   #trackedKeys(group: number): string[] {
     const prefix = this.#queue.config.prefix;
-    return [keyOf(prefix, group, 'delayed'), keyOf(prefix, group, 'ready')];
+    return [
+      keyOf(prefix, group, 'delayed'),
+      keyOf(prefix, group, 'ready'),
+      keyOf(prefix, group, 'paused'),
+    ];
   }
 
   /** Client tracking announced writes to these keys (null: to every key). */
@@ -286,11 +291,16 @@ export class Watcher {
    * except at one moment: a poll sent before a notified ZADD that answers after it, so the actor
    * goes idle without it. After a notification, a busy actor is poked too: the waker keeps the
    * poke, and its next wait ends at once (one extra claim; the next tick covers the rest).
+   * A pause or resume sends one token, which may go to another launcher's actor of the group:
+   * an idle actor that has not seen it is poked, and its claim's reply tells it.
    */
   #judge(group: number, [nextMs, ready, paused]: number[], notified: boolean): void {
     const actor = this.#actors(group);
-    if (!actor || paused) return;
+    if (!actor) return;
     const plan = actor.plannedAt();
+    const missed = plan > 0 && (paused === 1) !== actor.paused();
+    if (missed) actor.poke();
+    if (missed || paused) return;
     const work = (ready ?? 0) > 0 || (nextMs ?? -1) >= 0;
     if (plan <= 0) {
       if (notified && work) actor.poke();
