@@ -4,6 +4,7 @@
 
 import { errors } from '../base/errors.js';
 import type { QueueOptions } from '../queue/config.js';
+import { DEFAULT_KEEP_DONE } from '../queue/history/retention.js';
 import { Queue } from '../queue/queue.js';
 import type { LauncherStats } from '../runtime/launcher-stats.js';
 import { readAllStats } from '../runtime/registry.js';
@@ -66,7 +67,9 @@ export function serveLauncher(
   queueOptions: QueueOptions,
   http: HttpOptions,
 ): Promise<HttpHandle> {
-  return serve(queueOptions, http, 'launcher', launcher, async () => [await launcher.stats()]);
+  // Its reads leave out what its own consumers' next trim takes: their retention, given or not.
+  const own = { ...queueOptions, keepDone: queueOptions.keepDone ?? DEFAULT_KEEP_DONE };
+  return serve(own, http, 'launcher', launcher, async () => [await launcher.stats()]);
 }
 
 /** The dashboard alone, showing every launcher that publishes to this Redis. */

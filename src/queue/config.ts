@@ -75,6 +75,12 @@ export interface QueueConfig {
   backoff: Backoff;
   /** null: finished jobs are forgotten at once */
   keepDone: Retention | null;
+  /**
+   * Reads (get, list, counts) leave out done jobs that finished longer ago than this, before the
+   * next ack's trim takes them; 0 leaves none out. keepDone's age when it was given, else 0: a
+   * reader not told the consumers' retention (the CLI's, a dashboard's) shows what they keep.
+   */
+  hideDoneAfterMs: number;
   /** null: dead letters stay until purged */
   keepDead: Retention | null;
   /** the largest result kept whole */
@@ -112,6 +118,7 @@ export function queueConfig(options: unknown): QueueConfig {
   if (scoreUnit !== 'ms' && scoreUnit !== 'cs' && scoreUnit !== 's') {
     throw errors.invalidOption('scoreUnit', "must be 'ms', 'cs' or 's'", scoreUnit);
   }
+  const retention = checkKeepDone(keepDone);
   return {
     prefix,
     groups: checkInteger('groups', groups, 1, 1024),
@@ -120,7 +127,8 @@ export function queueConfig(options: unknown): QueueConfig {
     maxBodyBytes: checkInteger('maxBodyBytes', maxBodyBytes, 1, 512 * 1024 * 1024),
     attempts: checkInteger('attempts', attempts, 1, 1000),
     backoff: checkBackoff('backoff', backoff),
-    keepDone: checkKeepDone(keepDone),
+    keepDone: retention,
+    hideDoneAfterMs: keepDone === undefined ? 0 : (retention?.ageMs ?? 0),
     keepDead: checkKeepDead(keepDead),
     resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
     warnEviction: checkBoolean('warnEviction', warnEviction),

@@ -49,7 +49,7 @@ export class Reads {
     const { config, rawHeader, runBuffer, unspill } = this.#parts;
     let found: MessageInfo | null = null;
     await onFirstGroup(config.groups, id, options, async (group, key) => {
-      const ageMs = config.keepDone?.ageMs ?? 0;
+      const ageMs = config.hideDoneAfterMs;
       const args = [config.unitMs, key, ageMs];
       const reply = (await runBuffer('inspect', group, args)) as (Buffer | number | null)[];
       if (!reply[0]) return false;

@@ -151,7 +151,7 @@ export class Browser {
       group === undefined
         ? Array.from({ length: this.#config.groups }, (_, g) => g)
         : [checkGroup('group', group, this.#config.groups)];
-    const ageMs = this.#config.keepDone?.ageMs ?? 0;
+    const ageMs = this.#config.hideDoneAfterMs;
     const replies = await Promise.all(
       groups.map((g) => this.#run('list-counts', g, [this.#config.unitMs, ageMs])),
     );
@@ -173,7 +173,7 @@ export class Browser {
     after: ListPosition | null,
     order: PageOrder,
   ): Promise<GroupPart> {
-    const ageMs = this.#config.keepDone?.ageMs ?? 0;
+    const ageMs = this.#config.hideDoneAfterMs;
     const args = [this.#config.unitMs, state, count, budget, prefix, PREVIEW_BYTES, ageMs];
     const start = startArguments(group, after, order);
     const reply = await this.#run('list', group, [...args, ...start]);
