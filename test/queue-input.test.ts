@@ -72,6 +72,9 @@ const badOptions: [string, Record<string, unknown>, string][] = [
   ['delay that is no duration', { delay: 'soon' }, 'delay'],
   ['delay with runAt', { delay: 10, runAt: Date.now() + 1000 }, 'delay'],
   ['invalid runAt date', { runAt: new Date('nope') }, 'runAt'],
+  // Microseconds for milliseconds: 50,000 years ahead, a message that would never run.
+  ['runAt in microseconds', { runAt: Date.now() * 1000 }, 'runAt'],
+  ['runAt past 100 years', { runAt: new Date('2200-01-01') }, 'runAt'],
   ['negative priority', { priority: -1 }, 'priority'],
   ['fractional priority', { priority: 1.5 }, 'priority'],
   ['priority over the limit', { priority: 1_000_001 }, 'priority'],

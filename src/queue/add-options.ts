@@ -7,11 +7,11 @@ import type { QueueConfig } from './config.js';
 import {
   checkBackoff,
   checkDuration,
-  checkEpochMs,
   checkGroup,
   checkId,
   checkInteger,
   checkName,
+  checkNearTime,
   checkObject,
   MAX_PRIORITY,
   rejectUnknown,
@@ -87,7 +87,8 @@ function checkDue(
   if (delay !== undefined && runAt !== undefined) {
     throw errors.invalidOption(name('delay'), 'give delay or runAt, not both');
   }
-  if (runAt !== undefined) return { runAt: checkEpochMs(name('runAt'), runAt) };
+  // As far ahead as a delay may be: a runAt in µs (50,000 years ahead) would never run.
+  if (runAt !== undefined) return { runAt: checkNearTime(name('runAt'), runAt) };
   if (typeof delay === 'string') return { delay: parseDuration(delay, name('delay')) };
   return { delay: delay === undefined ? 0 : checkDuration(name('delay'), delay) };
 }
