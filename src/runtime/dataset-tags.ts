@@ -2,13 +2,17 @@
 // (`{<prefix>:<g>}:dataset`, made by whoever finds none). A server that restarts empty, is
 // flushed or is replaced by a backup comes back without the tag this process saw, or with
 // another one: its messages are gone, and nothing else would say so (the actors only see their
-// connection come back, then stale leases). The launcher's and the dashboard's server checks
+// connection come back, then stale leases). A server brought back from an older backup (or a
+// replica promoted before it had everything) keeps the tag, since the tag is older than the
+// backup; what goes back then are the group's counters, which only ever grow: the id counter
+// (`seq`, raised by every add with generated ids), the lease-token counter (`tok`, by every
+// claim) and the last id of the event stream (`fin`, by every job that ended). The launcher's and the dashboard's server checks
 // read the tags on every check (at start, after each reconnect, every 30 s) with the groups'
 // depths, so a loss can be told with what the server held at the last reading before it.
 import { randomBytes } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import type { Redis } from 'ioredis';
-import { keyOf } from '../base/keys.js';
+import { type KeyName, keyOf } from '../base/keys.js';
 import { isCluster, type RedisClient } from '../redis/connection.js';
 import { serverName } from '../redis/servers.js';
 
@@ -37,6 +41,11 @@ export interface DataLoss {
   at: number;
   /** how long the server was away, as this process saw it (null: it never saw it go) */
   awayMs: number | null;
+  /**
+   * true when every group kept its tag but its counters went back: an older backup or a
+   * lagging replica, so only what changed since it was taken is gone
+   */
+  older?: boolean;
   /** what those groups held at the last reading before (null: never read) */
   before:
     | (Depths & {
@@ -46,10 +55,35 @@ export interface DataLoss {
     | null;
 }
 
+/** What only grows while Redis keeps its data: see the top of this file. */
+interface Marks {
+  seq: number;
+  tok: number;
+  /** the event stream's last id, [ms, seq] ([0, 0]: none) */
+  fin: [number, number];
+}
+
 interface Seen {
   tag: string;
+  marks: Marks;
   depths: Depths;
   at: number;
+}
+
+/** True when a counter is lower now than it was: the data went back to an older copy. */
+function wentBack(before: Marks, now: Marks): boolean {
+  const [ms0, n0] = before.fin;
+  const [ms1, n1] = now.fin;
+  return now.seq < before.seq || now.tok < before.tok || ms1 < ms0 || (ms1 === ms0 && n1 < n0);
+}
+
+const count = (reply: unknown): number => Number(reply ?? 0) || 0;
+
+/** The stream id of XREVRANGE's one entry, as [ms, seq]; [0, 0] when the stream is empty. */
+function lastEntry(reply: unknown): [number, number] {
+  const id = Array.isArray(reply) && Array.isArray(reply[0]) ? String(reply[0][0]) : '0-0';
+  const [ms, n] = id.split('-');
+  return [Number(ms) || 0, Number(n) || 0];
 }
 
 const ZERO: Depths = { delayed: 0, ready: 0, active: 0, dead: 0 };
@@ -87,25 +121,36 @@ export class DatasetTags {
 
   async #check(): Promise<DataLoss[]> {
     const readings = await Promise.all(this.#groups.map((g) => this.#read(g)));
-    const lost = new Map<string, { groups: number[]; before: Depths & { at: number } }>();
+    const lost = new Map<
+      string,
+      { groups: number[]; older: boolean; before: Depths & { at: number } }
+    >();
     const now = Date.now();
     const read = new Set<string>();
     for (const reading of readings) {
       if (!reading) continue;
-      const { group, server, tag, depths } = reading;
+      const { group, server, tag, marks, depths } = reading;
       const seen = this.#seen.get(group);
-      this.#seen.set(group, { tag, depths, at: now });
+      this.#seen.set(group, { tag, marks, depths, at: now });
       read.add(server);
-      if (!seen || seen.tag === tag) continue;
-      const loss = lost.get(server) ?? { groups: [], before: { ...ZERO, at: seen.at } };
+      if (!seen) continue;
+      const older = seen.tag === tag;
+      if (older && !wentBack(seen.marks, marks)) continue;
+      const loss = lost.get(server) ?? {
+        groups: [],
+        older: true,
+        before: { ...ZERO, at: seen.at },
+      };
       loss.groups.push(group);
+      loss.older &&= older;
       for (const key of Object.keys(ZERO) as (keyof Depths)[]) loss.before[key] += seen.depths[key];
       loss.before.at = Math.min(loss.before.at, seen.at);
       lost.set(server, loss);
     }
-    const losses = [...lost].map(([server, { groups, before }]) => {
+    const losses = [...lost].map(([server, { groups, older, before }]) => {
       const since = this.#awaySince.get(server);
-      return { server, groups, at: now, awayMs: since === undefined ? null : now - since, before };
+      const awayMs = since === undefined ? null : now - since;
+      return { server, groups, at: now, awayMs, before, ...(older ? { older } : {}) };
     });
     for (const server of read) this.#awaySince.delete(server);
     return losses;
@@ -115,28 +160,36 @@ export class DatasetTags {
   async #read(group: number) {
     const node = this.#nodeOf(group);
     if (!node) return null;
-    const key = (name: 'delayed' | 'ready' | 'active' | 'dead') => keyOf(this.#prefix, group, name);
+    const key = (name: KeyName) => keyOf(this.#prefix, group, name);
     const tagKey = datasetKey(this.#prefix, group);
     try {
       const fresh = randomBytes(8).toString('base64url');
       // SET NX GET: the tag there, or ours when there was none, in one command.
-      const [[, before], [, delayed], [, ready], [, active], [, dead]] = (await node
+      const replies = (await node
         .multi()
         .set(tagKey, fresh, 'NX', 'GET')
         .zcard(key('delayed'))
         .zcard(key('ready'))
         .zcount(key('active'), '-inf', '(+inf') // the placeholder at +inf is no lease
         .zcard(key('dead'))
+        .get(key('seq'))
+        .get(key('tok'))
+        .xrevrange(key('fin'), '+', '-', 'COUNT', 1)
         .exec()) as [Error | null, unknown][];
+      // A reply that failed (a key of another type) reads as nothing, never as a loss.
+      const [before, delayed, ready, active, dead, seq, tok, fin] = replies.map(([error, value]) =>
+        error ? null : value,
+      );
       return {
         group,
         server: serverName(node),
         tag: (before as string | null) ?? fresh,
+        marks: { seq: count(seq), tok: count(tok), fin: lastEntry(fin) },
         depths: {
-          delayed: Number(delayed),
-          ready: Number(ready),
-          active: Number(active),
-          dead: Number(dead),
+          delayed: count(delayed),
+          ready: count(ready),
+          active: count(active),
+          dead: count(dead),
         },
       };
     } catch {
@@ -160,8 +213,12 @@ export class DatasetTags {
 export function describeLoss(loss: DataLoss, prefix: string): string {
   const away = loss.awayMs === null ? '' : ` after being away ${(loss.awayMs / 1000).toFixed(1)} s`;
   const b = loss.before;
+  const groups = `its groups ${loss.groups.join(',')}`;
   const held = b
-    ? `; at the last reading (${new Date(b.at).toISOString()}) its groups ${loss.groups.join(',')} held ${b.delayed} delayed, ${b.ready} ready, ${b.active} leased and ${b.dead} dead messages, now gone`
+    ? `; at the last reading (${new Date(b.at).toISOString()}) ${groups} held ${b.delayed} delayed, ${b.ready} ready, ${b.active} leased and ${b.dead} dead messages`
     : '';
-  return `Redis at ${loss.server} came back without skyq's data (prefix ${prefix})${away}${held}: see "Redis lost its data" in docs/OPERATIONS.md`;
+  const see = 'see "Redis lost its data" in docs/OPERATIONS.md';
+  if (loss.older)
+    return `Redis at ${loss.server} came back with older data than skyq had written (prefix ${prefix}: an older backup or a replica that lagged)${away}${held}; what ${groups} took since that copy was made is gone: ${see}`;
+  return `Redis at ${loss.server} came back without skyq's data (prefix ${prefix})${away}${held}${b ? ', now gone' : ''}: ${see}`;
 }
