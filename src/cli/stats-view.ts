@@ -156,7 +156,7 @@ function serverLines(launchers: LauncherStats[]): string[] {
         );
       if (s.dataLost)
         lines.push(
-          `redis ${s.server}: came back without skyq's data at ${new Date(s.dataLost.at).toISOString()} (groups ${s.dataLost.groups.join(',')}; ${s.dataLostTotal ?? 1} time(s) seen by launcher ${launcher.launcherId})`,
+          `redis ${s.server}: ${s.dataLost.older ? 'came back with older data than skyq had written' : "came back without skyq's data"} at ${new Date(s.dataLost.at).toISOString()} (groups ${s.dataLost.groups.join(',')}; ${s.dataLostTotal ?? 1} time(s) seen by launcher ${launcher.launcherId})`,
         );
       if (s.skewMs !== null && Math.abs(s.skewMs) > SKEW_LIMIT_MS) {
         const way = s.skewMs > 0 ? 'ahead of' : 'behind';

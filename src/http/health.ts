@@ -69,7 +69,7 @@ export async function checkHealth(
     const lost = s.dataLost;
     if (lost && Date.now() - lost.at < DEGRADED_AFTER_LOSS_MS)
       warnings.push(
-        `redis ${s.server}: came back without skyq's data at ${new Date(lost.at).toISOString()} (groups ${lost.groups.join(',')})`,
+        `redis ${s.server}: ${lost.older ? 'came back with older data than skyq had written' : "came back without skyq's data"} at ${new Date(lost.at).toISOString()} (groups ${lost.groups.join(',')})`,
       );
   }
   const shown = servers.map(({ server, policy, evicting, skewMs, dataLostTotal }) => ({
