@@ -3,6 +3,8 @@
  * (or a lagging replica promoted). The dataset tags are older than the copy, so they stay;
  * before, nothing said that the messages added since the snapshot were gone (50 of 100 adds
  * lost, no log line, /healthz ok). Now the groups' counters going back tell it.
+ * And a loss the 5 s tag reading finds without a reconnect (FLUSHALL) reaches the checks'
+ * listeners at once, so `skyq stats` shows it (before: at the next full check, up to 30 s).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +13,10 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 import { DatasetTags, describeLoss } from '../src/runtime/dataset-tags.js';
+import { ServerChecks, type ServerState } from '../src/runtime/server-checks.js';
 import { freshPrefix } from './helpers/queue.js';
 import { heldPort, startStandalone } from './helpers/redis.js';
+import { waitFor } from './helpers/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skyq-older-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,6 +67,35 @@ describe('a server restarted from an older snapshot', () => {
       );
       expect(await tags.check()).toEqual([]); // said once
     } finally {
+      plain.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe('a FLUSHALL found by the tag reading', () => {
+  it('reaches the listeners (what skyq stats shows) with that reading', async () => {
+    const server = await startStandalone();
+    const plain = new Redis(server.url);
+    const lines: string[] = [];
+    const checks = new ServerChecks(plain, {
+      allowEviction: false,
+      report: (note) => lines.push(note.line),
+      dataset: { prefix: freshPrefix('flushed'), groups: [0, 1] },
+    });
+    let told: ServerState[] = [];
+    try {
+      await checks.check();
+      checks.watch();
+      checks.onChange((states) => {
+        told = states;
+      });
+      await plain.flushall();
+      await waitFor('the loss told to the listeners', () => told[0]?.dataLost, 8000);
+      expect(told[0]).toMatchObject({ dataLostTotal: 1, dataLost: { groups: [0, 1] } });
+      expect(lines.filter((line) => line.includes("without skyq's data"))).toHaveLength(1);
+    } finally {
+      checks.stop();
       plain.disconnect();
       await server.stop();
     }

@@ -159,6 +159,10 @@ export class ServerChecks {
       this.#tagTimer = setInterval(() => {
         void tags.check().then((losses) => {
           for (const loss of losses) this.#lost(loss);
+          // Tell the listeners too (the coordinator publishes what `skyq stats` and the
+          // stand-alone dashboard show): a loss without a reconnect (FLUSHALL) waited for the
+          // next full check, up to 30 s, before they showed it.
+          if (losses.length > 0) this.#tell();
         });
       }, TAGS_EVERY_MS);
       this.#tagTimer.unref();
@@ -203,6 +207,11 @@ export class ServerChecks {
       // No slot map yet (a cluster while it is down): the next reconnect checks again.
     }
     for (const loss of (await this.#tags?.check()) ?? []) this.#lost(loss);
+    return this.#tell();
+  }
+
+  /** Gives every listener the servers' states. */
+  #tell(): ServerState[] {
     const states = this.states;
     for (const listener of this.#changed) listener(states);
     return states;
