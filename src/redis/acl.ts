@@ -35,7 +35,7 @@ export const CLIENT_COMMANDS = [
   'cluster|info', // Redis Cluster: ready check
   'asking', // Redis Cluster: slot migration redirects
   'xread', // waitFor: reads {prefix:g}:fin
-  'xrevrange', // waitFor: where {prefix:g}:fin ends
+  'xrevrange', // waitFor, and the dataset check (dataset-tags.ts): where {prefix:g}:fin ends
   'xrange', // events({ follow: false }): {prefix:g}:fin read a chunk at a time
   'llen', // an intake's source lists (src/runtime/intake/)
   'lmove', // intake: source list → the launcher's holding list
