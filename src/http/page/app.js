@@ -174,7 +174,7 @@ function renderServerWarnings(servers) {
       );
     if (s.dataLost)
       lines.push(
-        `Redis ${s.server} came back without skyq's data at ${new Date(s.dataLost.at).toLocaleString()}: groups ${s.dataLost.groups.join(',')} lost what they held${s.dataLost.before ? ` (${s.dataLost.before.delayed + s.dataLost.before.ready + s.dataLost.before.active} pending, ${s.dataLost.before.dead} dead at the last reading)` : ''}. See "Redis lost its data" in docs/OPERATIONS.md`,
+        `Redis ${s.server} came back ${s.dataLost.older ? 'with older data than skyq had written' : "without skyq's data"} at ${new Date(s.dataLost.at).toLocaleString()}: groups ${s.dataLost.groups.join(',')} lost ${s.dataLost.older ? 'what they took since that copy was made' : 'what they held'}${s.dataLost.before ? ` (${s.dataLost.before.delayed + s.dataLost.before.ready + s.dataLost.before.active} pending, ${s.dataLost.before.dead} dead at the last reading)` : ''}. See "Redis lost its data" in docs/OPERATIONS.md`,
       );
     if (s.skewMs !== null && Math.abs(s.skewMs) > 1000)
       lines.push(
