@@ -6,9 +6,10 @@
 // replica promoted before it had everything) keeps the tag, since the tag is older than the
 // backup; what goes back then are the group's counters, which only ever grow: the id counter
 // (`seq`, raised by every add with generated ids), the lease-token counter (`tok`, by every
-// claim) and the last id of the event stream (`fin`, by every job that ended). The launcher's and the dashboard's server checks
-// read the tags on every check (at start, after each reconnect, every 30 s) with the groups'
-// depths, so a loss can be told with what the server held at the last reading before it.
+// claim) and the last id of the event stream (`fin`, by every job that ended). The launcher's
+// and the dashboard's server checks read the tags on every check (at start, after each
+// reconnect, every 30 s, and the tags alone every 5 s) with the groups' depths, so a loss can
+// be told with what the server held at the last reading before it.
 import { randomBytes } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import type { Redis } from 'ioredis';
@@ -176,9 +177,10 @@ export class DatasetTags {
         .get(key('tok'))
         .xrevrange(key('fin'), '+', '-', 'COUNT', 1)
         .exec()) as [Error | null, unknown][];
-      // A reply that failed (a key of another type) reads as nothing, never as a loss.
-      const [before, delayed, ready, active, dead, seq, tok, fin] = replies.map(([error, value]) =>
-        error ? null : value,
+      // A reply that failed (a key of another type) judges nothing: read as 0, it would be a loss.
+      if (replies.some(([error]) => error)) return null;
+      const [before, delayed, ready, active, dead, seq, tok, fin] = replies.map(
+        ([, value]) => value,
       );
       return {
         group,
