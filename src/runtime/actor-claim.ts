@@ -68,12 +68,7 @@ export class ActorClaim {
     } catch (error) {
       const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
       if (!newer) errors.note('poll failed', error, stats);
-      else if (this.#parts.halt()) {
-        const stored = formatRefusal(error.cause)?.stored ?? '?';
-        const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
-        stats.lastError = line;
-        log.error({ event: 'format-newer', format: stored }, line);
-      }
+      else this.refusedNewer(error);
       this.#filled = false;
       return null;
     }
@@ -97,6 +92,20 @@ export class ActorClaim {
       log.warn(fields, 'malformed message dead-lettered');
     }
     return polled;
+  }
+
+  /**
+   * A call refused for a newer data format (this claim, or a renewal, ack or relay through
+   * NoteRate.newer): the actor halts, saying so in one line. False when it did not halt now
+   * (halted already, or draining).
+   */
+  refusedNewer(error: SkyqError): boolean {
+    if (!this.#parts.halt()) return false;
+    const stored = formatRefusal(error.cause)?.stored ?? '?';
+    const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
+    this.#parts.stats.lastError = line;
+    this.#parts.log.error({ event: 'format-newer', format: stored }, line);
+    return true;
   }
 
   /**
