@@ -15,6 +15,7 @@ import { IntakeScripts } from '../../redis/intake-scripts.js';
 import { every } from '../timers.js';
 import type { WatchedZset } from '../watcher.js';
 import { type IntakeListFigures, OncePerMinute } from './figures.js';
+import { IntakeHalt } from './halt.js';
 import { ListLanes } from './list-lanes.js';
 import { drainHolding, IntakeRegistry, recoverDead } from './recovery.js';
 import { ZsetLanes } from './zset-lanes.js';
@@ -49,6 +50,7 @@ export class Intake {
   readonly #log: Logger;
   readonly #settings: IntakeSettings;
   readonly #notes = new OncePerMinute();
+  readonly #halt: IntakeHalt;
   #recovering: Promise<void> | null = null;
   #beatTimer: NodeJS.Timeout | undefined;
   #closing = false;
@@ -70,8 +72,12 @@ export class Intake {
     this.#log = log;
     this.#settings = settings;
     const { lists, zsets } = sources;
-    this.#lists = new ListLanes(queue, where, this.#scripts, lists, launcherId, log, settings);
-    this.#zsets = new ZsetLanes(queue, this.#scripts, zsets, launcherId, log, settings.batch);
+    const halt = new IntakeHalt(log);
+    this.#halt = halt;
+    const { batch, blockSeconds } = settings;
+    const laneSettings = { batch, blockSeconds, halt };
+    this.#lists = new ListLanes(queue, where, this.#scripts, lists, launcherId, log, laneSettings);
+    this.#zsets = new ZsetLanes(queue, this.#scripts, zsets, launcherId, log, laneSettings);
   }
 
   /**
@@ -121,12 +127,14 @@ export class Intake {
   async #beat(): Promise<void> {
     try {
       const dead = await this.#registry.beat(this.#refs());
+      this.#halt.beat();
       if (dead.length > 0 && !this.#recovering && !this.#closing) {
         this.#recovering = this.#recover(dead).finally(() => {
           this.#recovering = null;
         });
       }
     } catch (error) {
+      if (this.#halt.refused(error)) return;
       this.#notes.take('beat', messageOf(error)).log &&
         this.#log.error({ event: 'intake-error', err: messageOf(error) }, 'intake: beat failed');
     }

@@ -15,6 +15,7 @@ import type { Queue } from '../../queue/queue.js';
 import { connect, type RedisClient } from '../../redis/connection.js';
 import type { IntakeScripts } from '../../redis/intake-scripts.js';
 import { type IntakeListFigures, OncePerMinute, RateWindow } from './figures.js';
+import { HALTED_RECHECK_MS, type IntakeHalt } from './halt.js';
 import { Signal, sleep } from './signal.js';
 
 /** Bytes one step reads at most (when items are big, fewer of them). */
@@ -47,7 +48,7 @@ export class ListLanes {
   readonly #scripts: IntakeScripts;
   readonly #lanes: Lane[];
   readonly #log: Logger;
-  readonly #settings: { batch: number; blockSeconds: number };
+  readonly #settings: { batch: number; blockSeconds: number; halt: IntakeHalt };
   readonly #notes = new OncePerMinute();
   readonly #wake = new Signal();
   #loop: Promise<void> | null = null;
@@ -61,7 +62,7 @@ export class ListLanes {
     specs: IntakeSpec[],
     launcherId: string,
     log: Logger,
-    settings: { batch: number; blockSeconds: number },
+    settings: { batch: number; blockSeconds: number; halt: IntakeHalt },
   ) {
     this.#queue = queue;
     this.#scripts = scripts;
@@ -150,6 +151,10 @@ export class ListLanes {
 
   async #run(): Promise<void> {
     while (!this.#closing) {
+      if (this.#settings.halt.halted) {
+        await sleep(HALTED_RECHECK_MS);
+        continue;
+      }
       const lane = this.#lanes.find(hasWork);
       if (!lane) {
         await this.#wake.wait();
@@ -225,6 +230,10 @@ export class ListLanes {
   async #block(lane: Lane): Promise<void> {
     const { list } = lane.spec;
     while (!this.#closing) {
+      if (this.#settings.halt.halted) {
+        await sleep(HALTED_RECHECK_MS);
+        continue;
+      }
       if (hasWork(lane)) {
         await lane.idle.wait();
         continue;

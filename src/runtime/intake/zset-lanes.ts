@@ -17,7 +17,8 @@ import type { IntakeScripts } from '../../redis/intake-scripts.js';
 import { later } from '../timers.js';
 import type { WatchedZset } from '../watcher.js';
 import { type IntakeListFigures, OncePerMinute, RateWindow } from './figures.js';
-import { Signal } from './signal.js';
+import { HALTED_RECHECK_MS, type IntakeHalt } from './halt.js';
+import { Signal, sleep } from './signal.js';
 
 /** What the watcher needs of one set (src/runtime/watcher.ts). */
 
@@ -58,6 +59,7 @@ export class ZsetLanes {
   readonly #lanes: Lane[];
   readonly #log: Logger;
   readonly #batch: number;
+  readonly #halt: IntakeHalt;
   readonly #notes = new OncePerMinute();
   readonly #wake = new Signal();
   /** without the watcher's reads, an idle lane looks this often itself (0: never) */
@@ -72,12 +74,13 @@ export class ZsetLanes {
     specs: ZsetIntakeSpec[],
     launcherId: string,
     log: Logger,
-    batch: number,
+    settings: { batch: number; halt: IntakeHalt },
   ) {
     this.#queue = queue;
     this.#scripts = scripts;
     this.#log = log;
-    this.#batch = batch;
+    this.#batch = settings.batch;
+    this.#halt = settings.halt;
     const prefix = queue.config.prefix;
     this.#lanes = specs.map((spec) => ({
       spec,
@@ -165,7 +168,8 @@ export class ZsetLanes {
   async #run(): Promise<void> {
     while (!this.#closing) {
       const lane = this.#lanes.find(hasWork);
-      if (lane) await this.#step(lane);
+      if (lane && this.#halt.halted) await sleep(HALTED_RECHECK_MS);
+      else if (lane) await this.#step(lane);
       else await this.#wake.wait();
     }
   }
