@@ -42,7 +42,7 @@ export class IntakeHalt {
     if (!this.#halted) {
       this.#halted = true;
       this.#log.error(
-        { event: 'format-newer', intake: true, format: stored },
+        { event: 'format-newer', format: stored },
         `a newer skyq (format ${stored}) is running on this Redis; this launcher's intake (format ${FORMAT_VERSION}) stops moving items`,
       );
     }
@@ -53,6 +53,6 @@ export class IntakeHalt {
   beat(): void {
     if (!this.#halted) return;
     this.#halted = false;
-    this.#log.warn({ event: 'format-ok', intake: true }, 'intake: the data format is ours again');
+    this.#log.warn({ event: 'format-ok' }, 'intake: the data format is ours again');
   }
 }
