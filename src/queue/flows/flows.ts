@@ -18,6 +18,7 @@
 import type { FlowIds } from '../../base/errors.js';
 import type { Message } from '../message.js';
 import type { MessageState } from '../message-info.js';
+import { checkGroup, checkLookupId, checkObject } from '../options.js';
 import { addFlow, type FlowAddContext } from './add.js';
 import type { FlowChild } from './outcome.js';
 import {
@@ -80,12 +81,18 @@ export class Flows<B = unknown> {
    * no flow parent, or whose flow data is gone.
    */
   async children(message: Pick<Message, 'id' | 'group'>): Promise<FlowChild[]> {
-    const [data] = await readParents(this.#parts.read, message.group, [message.id], 'all');
+    // A JavaScript caller passing the id alone got a TypeError from deep in the script runner.
+    const { id, group } = checkObject('message', message);
+    checkLookupId('message.id', id);
+    const at = checkGroup('message.group', group, this.#parts.groups);
+    const [data] = await readParents(this.#parts.read, at, [message.id], 'all');
     return data?.children ?? [];
   }
 
   /** A parent's flow data (children, outcomes with results, its own parent); null when none. */
   async parent(id: string, group: number): Promise<ParentData | null> {
+    checkLookupId('id', id);
+    checkGroup('group', group, this.#parts.groups);
     const [data] = await readParents(this.#parts.read, group, [id], 'all');
     return data ?? null;
   }
