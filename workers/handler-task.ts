@@ -2,7 +2,7 @@
 // work. It gets the job only; Redis connections and timers stay in the actors, to
 // which its ctx.progress and ctx.log calls go back (src/runtime/pool-reports.ts).
 
-import { stackOf } from '../src/queue/error-stack.js';
+import { readThrown } from '../src/queue/thrown.js';
 import type { Handler } from '../src/runtime/actor.js';
 import {
   importHandler,
@@ -36,22 +36,45 @@ export default async function runJobs(task: {
   const outcomes = await Promise.all(
     task.jobs.map(async ([job, lateMs, ref]): Promise<PoolOutcome> => {
       try {
-        const result = await run(job, reporter.contextOf(ref, lateMs, never));
-        // Structured clone carries JSON values, strings and Buffers (as Uint8Array) back.
-        return result === undefined ? null : { result };
+        return carried(await run(job, reporter.contextOf(ref, lateMs, never)));
       } catch (error) {
-        if (error instanceof Error) {
-          // The code travels too: a job no command handles is dead-lettered, not retried. The
-          // stack names the handler's file and line, which the job's record keeps.
-          const code = (error as { code?: unknown }).code;
-          const outcome = { name: error.name, message: error.message, stack: stackOf(error) };
-          return typeof code === 'string' ? { ...outcome, code } : outcome;
-        }
-        return { name: 'Error', message: String(error) };
+        // Read safely (a getter or a Proxy trap may throw): one job's throw must not fail the
+        // task, and with it every other job of the batch. The code travels too: a job no command
+        // handles is dead-lettered, not retried. The stack names the handler's file and line.
+        const { name, message, stack, code } = readThrown(error);
+        const outcome = stack ? { name, message, stack } : { name, message };
+        return code === undefined ? outcome : { ...outcome, code };
       }
     }),
   );
   reporter.flush(); // posted before the outcomes go back, which tell how many
   const reported = task.jobs.map(([, , ref]) => reporter.takeCount(ref));
   return reported.some((count) => count > 0) ? { outcomes, reported } : { outcomes };
+}
+
+/**
+ * A result as it travels back. Structured clone carries JSON values, strings and Buffers (as
+ * Uint8Array); a result it cannot carry (a function, a symbol, an object holding one) would fail
+ * the whole task, and with it every job of the batch: it travels as the JSON the actor would keep
+ * of it (an object's toJSON), or as why it has none, the words the actor's own thread uses.
+ */
+function carried(result: unknown): PoolOutcome {
+  if (result === undefined) return null;
+  const kind = typeof result;
+  if (kind === 'function' || kind === 'symbol') {
+    return { unserialisable: `${kind} is not a JSON value` };
+  }
+  if (kind !== 'object' || result === null || result instanceof Uint8Array) return { result };
+  try {
+    structuredClone(result);
+    return { result };
+  } catch {
+    try {
+      const json = JSON.stringify(result);
+      if (json === undefined) return { unserialisable: `${kind} is not a JSON value` };
+      return { result: JSON.parse(json) };
+    } catch (error) {
+      return { unserialisable: readThrown(error).message };
+    }
+  }
 }

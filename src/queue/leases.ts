@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { errors } from '../base/errors.js';
 import type { ScriptName } from '../redis/scripts.js';
 import type { QueueConfig } from './config.js';
-import { stackOf } from './error-stack.js';
 import { encodeResult } from './history/result.js';
 import { retentionArg } from './history/retention.js';
 import {
@@ -20,6 +19,7 @@ import {
 import { checkDuration, checkGroup, checkInteger } from './options.js';
 import { DEFAULT_BACKOFF_MAX_MS } from './record.js';
 import type { Unspill } from './spill.js';
+import { readThrown } from './thrown.js';
 
 /** What one `queue.poll(group, options)` leases, for how long, and what it acks on the way. */
 export interface PollOptions {
@@ -197,8 +197,9 @@ export class Leases {
 
   /** Queue.fail: the error's text (its message, else its name) and its stack; no retry: dead. */
   failWith(message: Message, error: unknown, retry: boolean): Promise<Outcome> {
-    const text = error instanceof Error ? error.message || error.name : String(error);
-    return this.fail(message, text, retry ? 'retry' : 'dead', stackOf(error));
+    // Anything a handler threw, read so that reading cannot throw (the actor's is read already).
+    const { message: text, stack } = readThrown(error);
+    return this.fail(message, text, retry ? 'retry' : 'dead', stack);
   }
 
   /** `mode` 'dead': dead-letter at once, with `text` as the reason; `stack`: kept beside it. */

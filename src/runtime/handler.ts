@@ -4,6 +4,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errors } from '../base/errors.js';
+import { UnserialisableResult } from '../queue/history/result.js';
 import type { Message } from '../queue/message.js';
 import type { Handler, JobContext } from './actor-types.js';
 import { importModule, shownHandler } from './handler-load.js';
@@ -74,12 +75,13 @@ export function defaultHandler(log: Logger): Handler {
 }
 
 /**
- * How a job ended on the pool: null when it resolved to nothing, its result, or what it threw
- * (and its code and stack).
+ * How a job ended on the pool: null when it resolved to nothing, its result, why its result
+ * could not come back, or what it threw (and its code and stack).
  */
 export type PoolOutcome =
   | null
   | { result: unknown }
+  | { unserialisable: string }
   | { name: string; message: string; code?: string; stack?: string };
 
 /** A job sent to the pool: how late it started, and the ref its reports carry (pool-reports.ts). */
@@ -145,6 +147,8 @@ export function poolHandler(pool: PoolApi): Handler {
           if (outcome === null) resolve(undefined);
           else if (outcome instanceof Error) reject(outcome);
           else if ('result' in outcome) resolve(resultFromPool(outcome.result));
+          else if ('unserialisable' in outcome)
+            resolve(new UnserialisableResult(outcome.unserialisable));
           else {
             const { name, code, stack } = outcome;
             const error = Object.assign(

@@ -5,9 +5,9 @@
 // its time limit is failed and told to stop.
 
 import { performance } from 'node:perf_hooks';
-import { stackOf } from '../queue/error-stack.js';
 import type { Message } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
+import { readThrown } from '../queue/thrown.js';
 import type { ActorSettings, Handler } from './actor-types.js';
 import { type Entry, InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
@@ -16,9 +16,6 @@ import type { PauseWindows } from './pause-windows.js';
 import { Reports } from './reports.js';
 import { StartTimer } from './start-timer.js';
 import type { StatBlock } from './stat-block.js';
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 export interface JobsParts {
   settings: ActorSettings;
@@ -198,14 +195,28 @@ export class Jobs {
       this.#settled(entry, error, true);
       return;
     }
-    if (!isThenable(result)) {
+    // Reading `then` and calling it run the handler's code (a getter, a Proxy trap, a thenable's
+    // own then): what they throw fails the job, as `await` would, and never reaches the actor.
+    let then: unknown;
+    try {
+      then = (result as { then?: unknown } | null | undefined)?.then;
+    } catch (error) {
+      this.#settled(entry, error, true);
+      return;
+    }
+    if (typeof then !== 'function') {
       this.#settled(entry, result, false);
       return;
     }
-    result.then(
-      (value: unknown) => this.#settled(entry, value, false),
-      (error: unknown) => this.#settled(entry, error, true),
-    );
+    try {
+      (then as PromiseLike<unknown>['then']).call(
+        result,
+        (value: unknown) => this.#settled(entry, value, false),
+        (error: unknown) => this.#settled(entry, error, true),
+      );
+    } catch (error) {
+      this.#settled(entry, error, true); // a settled job keeps its outcome (#settled)
+    }
   }
 
   /** `outcome`: what the handler returned (its result), or what it threw when `failed`. */
@@ -244,11 +255,13 @@ export class Jobs {
     const { stats, log, queue, errors } = this.#parts;
     this.#reports.flush();
     stats.add('failed');
-    const text = error instanceof Error ? error.message : String(error);
+    // Read once, safely: a handler may throw a value whose reading throws (thrown.ts).
+    const thrown = readThrown(error);
+    const text = thrown.message;
     // A name nobody handles is not retried: no attempt would find a handler. It waits in the
     // dead letters, with that reason, for a deploy that adds one and a dead-letter retry.
-    const noHandler = (error as { code?: unknown } | null)?.code === 'ERR_SKYQ_NO_HANDLER';
-    const call = queue.fail(message, error, { retry: !noHandler }).then(
+    const noHandler = thrown.code === 'ERR_SKYQ_NO_HANDLER';
+    const call = queue.fail(message, thrown, { retry: !noHandler }).then(
       (outcome) => {
         if (outcome === 'retry') stats.add('retried');
         if (outcome === 'dead') stats.add('dead');
@@ -256,7 +269,7 @@ export class Jobs {
         const event = outcome === 'retry' ? 'failed' : outcome;
         const fields = { event, job: message.id, attempt: message.attempts, err: text, outcome };
         // The stack as the job's record keeps it (its first 8 KiB), when there is one.
-        const stack = stackOf(error);
+        const stack = thrown.stack;
         log[outcome === 'dead' ? 'error' : 'warn'](
           stack ? { ...fields, stack } : fields,
           'handler failed',

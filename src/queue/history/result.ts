@@ -10,6 +10,14 @@ export type JobResult =
   | { kind: 'truncated'; bytes: number }
   | { kind: 'unserialisable'; reason: string };
 
+/**
+ * A result that could not leave the thread that made it (a pool thread's function or symbol):
+ * kept as not serialisable, for this reason, as the actor keeps one JSON cannot write.
+ */
+export class UnserialisableResult {
+  constructor(readonly reason: string) {}
+}
+
 /** What ack sends for one finished job. */
 export function encodeResult(
   value: unknown,
@@ -18,6 +26,7 @@ export function encodeResult(
 ): string | Buffer {
   const head = `${Math.max(0, Math.round(durationMs))}|`;
   if (value === undefined) return `${head}u`;
+  if (value instanceof UnserialisableResult) return `${head}e${value.reason}`;
   if (value instanceof Uint8Array) {
     if (value.length > maxBytes) return `${head}t${value.length}`;
     return Buffer.concat([Buffer.from(`${head}b`), value]);
