@@ -2,7 +2,9 @@
  * A handler module that cannot load is explained in one line a newcomer can act on: a syntax
  * error names its file, line and column; ES module syntax in a `.js` that Node loads as CommonJS
  * says what to rename, without Node's own two-line warning first; a command table whose entry is
- * no function names that entry.
+ * no function names that entry; a module that throws null, or a default object whose getter
+ * throws, is named with what it threw. On the pool (`--pool`) the module is loaded before the
+ * start says ready, and refuses it with the same line.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,9 +29,9 @@ afterAll(async () => {
 });
 
 /** `skyq start --handler ./<file>` in the project, to its end; its stderr lines. */
-async function startWith(file: string, source: string): Promise<string[]> {
+async function startWith(file: string, source: string, more: string[] = []): Promise<string[]> {
   writeFileSync(join(project, file), source);
-  const args = ['start', '--redis', server.url, '--groups', '1', '--log-dir', 'logs'];
+  const args = ['start', '--redis', server.url, '--groups', '1', '--log-dir', 'logs', ...more];
   const run = await finish(spawnNode(CLI, [...args, '--handler', `./${file}`], {}, [], project));
   expect(run.code, run.stdout).toBe(1);
   return run.stderr.split('\n').filter((line) => line.trim() !== '');
@@ -79,4 +81,24 @@ it('a command table entry that is no function is named', async () => {
     "export default { ok: async () => 1, 'bad.one': 'x' };\n",
   );
   expect(mixed[0]).toContain('`bad.one` is not a function');
+});
+
+it('a module that throws a non-Error at its top level, or whose export getter throws, is named', async () => {
+  expect(await startWith('null.mjs', 'throw null;\n')).toEqual([
+    `${failed} ${join(project, 'null.mjs')}: null`,
+  ]);
+  const getter = "export default { get a() { throw new Error('getter boom'); } };\n";
+  expect(await startWith('getter.mjs', getter)).toEqual([
+    `skyq: actor 0 failed to start: handler ${join(project, 'getter.mjs')}: reading its exports threw: getter boom`,
+  ]);
+});
+
+it('on the pool, a module that cannot load refuses the start in the same one line', async () => {
+  const path = join(project, 'pool-throws.mjs');
+  expect(
+    await startWith('pool-throws.mjs', "throw new Error('no db');\n", ['--pool', '1']),
+  ).toEqual([`skyq: cannot load handler ${path}: no db`]);
+  expect(await startWith('pool-42.mjs', 'export default 42;\n', ['--pool', '1'])).toEqual([
+    `skyq: handler ${join(project, 'pool-42.mjs')} must export a default function (async (job) => {}) or a command table ({ 'email.send': fn, '*': fallback })`,
+  ]);
 });

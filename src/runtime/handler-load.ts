@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errors } from '../base/errors.js';
+import { readThrown } from '../queue/thrown.js';
 
 /** A handler module URL as a person reads it: its path, for a file. */
 export function shownHandler(url: string): string {
@@ -89,8 +90,10 @@ function muteModuleHint(): () => void {
 }
 
 function explain(error: Error, path: string): string {
-  const message = (error.message ?? String(error)).split('\n')[0] as string;
-  if (error.name !== 'SyntaxError') return message;
+  // A module may throw anything at its top level (null, a string): read it safely.
+  const thrown = readThrown(error);
+  const message = thrown.message.split('\n')[0] as string;
+  if (thrown.name !== 'SyntaxError') return message;
   const where = locate(error.stack ?? '') ?? locate(checkSyntax(path));
   const esmSyntax = /Unexpected token 'export'|Cannot use import statement outside a module/;
   if (extname(path) === '.js' && esmSyntax.test(message)) {

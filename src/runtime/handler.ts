@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { errors } from '../base/errors.js';
 import { UnserialisableResult } from '../queue/history/result.js';
 import type { Message } from '../queue/message.js';
+import { readThrown } from '../queue/thrown.js';
 import type { Handler, JobContext } from './actor-types.js';
 import { importModule, shownHandler } from './handler-load.js';
 import type { Logger } from './logger.js';
@@ -29,7 +30,16 @@ export async function importHandler(url: string): Promise<Handler> {
   const table = byDefault ? (module.default as Record<string, unknown>) : module;
   const commands = new Map<string, Handler>();
   let notFunction: string | undefined;
-  for (const [name, value] of Object.entries(table)) {
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(table);
+  } catch (error) {
+    // A getter of a default object runs here: its throw names the module, as a load error does.
+    throw errors.actor(
+      `handler ${shownHandler(url)}: reading its exports threw: ${readThrown(error).message}`,
+    );
+  }
+  for (const [name, value] of entries) {
     if (name === 'default') continue;
     if (typeof value === 'function') commands.set(name, value as Handler);
     else notFunction ??= name;

@@ -10,6 +10,7 @@ import { errors } from '../base/errors.js';
 import { type QueueOptions, queueConfig } from '../queue/config.js';
 import type { IntakeSpec } from '../queue/intake/spec.js';
 import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
+import { readThrown } from '../queue/thrown.js';
 import { connect } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
 import type { PoolJob } from './handler.js';
@@ -203,6 +204,17 @@ export class Launcher {
         maxThreads: plan.poolSize,
         minThreads: plan.poolSize,
       });
+      // The module loads on a pool thread at its first task: load it now, on one, so a module
+      // that cannot load refuses the start as it does without a pool, instead of failing every
+      // job (retried, then dead-lettered) under a launcher that said it was ready.
+      // What a pool thread throws arrives as a plain Error: made skyq's again, its one line.
+      if (plan.handlerUrl) {
+        await this.#pool
+          .run({ handler: plan.handlerUrl, jobs: [], reportTo: '' })
+          .catch((error: unknown) => {
+            throw errors.actor(readThrown(error).message);
+          });
+      }
     }
     this.#paused = paused;
     for (const group of this.groups) {
