@@ -110,7 +110,12 @@ export interface PoolReply {
  */
 export interface PoolApi {
   /** runs the jobs on one pool thread, at once; an outcome for each, in order */
-  run(jobs: PoolJob[], reportTo: string): Promise<PoolReply>;
+  run(jobs: PoolJob[], reportTo: string, task: number): Promise<PoolReply>;
+  /**
+   * Every job of the task was told to stop (its time limit, or shutdown): the task is dropped,
+   * and a pool thread still running it is ended (piscina starts another in its place).
+   */
+  cancel(task: number): void;
 }
 
 /** Most jobs in one pool task: large batches would keep the other pool threads idle. */
@@ -123,17 +128,36 @@ const POOL_BATCH = 32;
  */
 export function poolHandler(pool: PoolApi): Handler {
   const reports = new PoolReports();
-  let waiting: { job: PoolJob; settle: (outcome: PoolOutcome | Error) => void }[] = [];
+  let tasks = 0;
+  let waiting: {
+    job: PoolJob;
+    signal: AbortSignal;
+    settle: (outcome: PoolOutcome | Error) => void;
+  }[] = [];
   const flush = () => {
     const batch = waiting;
     waiting = [];
     for (let at = 0; at < batch.length; at += POOL_BATCH) {
       const part = batch.slice(at, at + POOL_BATCH);
+      const task = ++tasks;
+      // A pool thread cannot be told to stop, and one that never yields would be lost to the
+      // pool for good (every later job timed out): once each job of the task was aborted (its
+      // time limit, or shutdown), the task is cancelled, which ends that thread.
+      let running = part.length;
+      const abandon = () => {
+        if (--running === 0) Promise.resolve(pool.cancel(task)).catch(() => undefined);
+      };
+      for (const entry of part) entry.signal.addEventListener('abort', abandon, { once: true });
+      const done = () => {
+        for (const entry of part) entry.signal.removeEventListener('abort', abandon);
+      };
       pool
         .run(
           part.map((entry) => entry.job),
           reports.name,
+          task,
         )
+        .finally(done)
         .then(
           ({ outcomes, reported }) => {
             for (const [i, entry] of part.entries()) {
@@ -153,6 +177,7 @@ export function poolHandler(pool: PoolApi): Handler {
       if (waiting.length === 0) setImmediate(flush);
       waiting.push({
         job: [job, context.lateMs, reports.track(context)],
+        signal: context.signal,
         settle: (outcome) => {
           if (outcome === null) resolve(undefined);
           else if (outcome instanceof Error) reject(outcome);

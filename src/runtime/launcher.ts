@@ -262,8 +262,24 @@ export class Launcher {
     const url = this.#plan.handlerUrl;
     if (!pool || !url) return null;
     const { port1, port2 } = new MessageChannel();
-    const run = (jobs: PoolJob[], reportTo: string) => pool.run({ handler: url, jobs, reportTo });
-    serve({ run }, port1);
+    const tasks = new Map<number, AbortController>();
+    const run = (jobs: PoolJob[], reportTo: string, task: number) => {
+      const controller = new AbortController();
+      tasks.set(task, controller);
+      return pool
+        .run({ handler: url, jobs, reportTo }, { signal: controller.signal })
+        .finally(() => tasks.delete(task));
+    };
+    const cancel = (task: number) => {
+      const controller = tasks.get(task);
+      if (!controller) return;
+      this.#log.logger.warn(
+        { event: 'pool-cancel', task },
+        'a pool task whose every job was told to stop is cancelled (a thread running it is replaced)',
+      );
+      controller.abort();
+    };
+    serve({ run, cancel }, port1);
     return { actorEnd: port2, close: () => port1.close() };
   }
 
