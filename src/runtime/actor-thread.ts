@@ -13,6 +13,7 @@ import { fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
 import { scheduleRepair } from './schedule-repair.js';
 import { StatBlock } from './stat-block.js';
+import { surviveStrayErrors } from './stray-errors.js';
 import { lowerThreadPriority } from './thread-priority.js';
 import { Waker } from './waker.js';
 
@@ -72,6 +73,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     else if (data.handler) handler = await importHandler(data.handler);
     else handler = defaultHandler(logger);
     const stats = new StatBlock(data.stats);
+    // Only where the handler's code runs in this thread (not on the pool).
+    if (data.handler && !data.poolPort) surviveStrayErrors(logger, stats);
     const actor = new Actor(data.settings, queue, waker, handler, logger, stats);
     // One line when Redis goes away and one when it is back, not one per retry.
     const outage = watchConnection(queue.client, (change) => {
