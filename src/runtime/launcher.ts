@@ -237,7 +237,7 @@ export class Launcher {
             attach: (g, port, stats, threadId) =>
               coordinator.attach(g, transferPort(port), stats, threadId),
             detach: (g) => coordinator.detach(g),
-            poolPort: () => this.#newPoolPort(),
+            poolPort: () => this.#newPoolPort(group),
             crashed: (g, reason, restarts, pauseMs) => {
               this.#log.logger.error(
                 { event: 'crash', group: g, reason, restarts, pauseMs },
@@ -257,7 +257,7 @@ export class Launcher {
   }
 
   /** A port an actor uses to run its handler on the shared pool; null without a pool. */
-  #newPoolPort(): PoolPort | null {
+  #newPoolPort(group: number): PoolPort | null {
     const pool = this.#pool;
     const url = this.#plan.handlerUrl;
     if (!pool || !url) return null;
@@ -274,7 +274,7 @@ export class Launcher {
       const controller = tasks.get(task);
       if (!controller) return;
       this.#log.logger.warn(
-        { event: 'pool-cancel', task },
+        { event: 'pool-cancel', group, task },
         'a pool task whose every job was told to stop is cancelled (a thread running it is replaced)',
       );
       controller.abort();
