@@ -16,7 +16,7 @@ import { deadByIds, idsOf } from './dlq-ids.js';
 import { parseCount } from './duration.js';
 import { preview, printable } from './preview.js';
 import { table } from './table.js';
-import { withQueue } from './with-queue.js';
+import { withQueue, withReader } from './with-queue.js';
 
 /** characters of a body the table shows */
 const BODY_COLUMN = 40;
@@ -91,7 +91,7 @@ export function registerDlq(program: Command): void {
         throw errors.invalidOption('ids', `lists just those dead letters: drop ${paging}`);
       }
       const chosen = selection(flags);
-      return withQueue(flags, async (queue) => {
+      return withReader(flags, async (queue) => {
         const { letters, notFound, more } = await listed(queue, flags, chosen);
         if (flags.json) {
           printJson(letters);

@@ -6,7 +6,7 @@ import type { QueueEvent } from '../queue/events/event.js';
 import { type ConnectionFlags, readFromLine, withConnectionFlags } from './common.js';
 import { parseGroupList } from './duration.js';
 import { preview, printable } from './preview.js';
-import { readyThroughOutages, withQueue } from './with-queue.js';
+import { readyThroughOutages, withReader } from './with-queue.js';
 
 interface EventsFlags extends ConnectionFlags {
   follow?: boolean;
@@ -25,7 +25,7 @@ export function registerEvents(program: Command): void {
     .option('--from <where>', "'start' (what the streams keep), 'now', or a cursor from --json")
     .option('--json', 'one JSON object per line, each with the cursor that resumes after it')
     .action((flags: EventsFlags) =>
-      withQueue(
+      withReader(
         flags,
         async (queue) => {
           const follow = flags.follow === true;

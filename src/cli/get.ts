@@ -7,7 +7,7 @@ import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } fr
 import { parseCount } from './duration.js';
 import { NOT_KEPT, preview, printable } from './preview.js';
 import { whenText } from './when.js';
-import { withQueue } from './with-queue.js';
+import { withReader } from './with-queue.js';
 
 interface GetFlags extends ConnectionFlags {
   group?: string;
@@ -28,7 +28,7 @@ export function registerGet(program: Command): void {
     .option('--logs', "print the job's log lines (its handler's ctx.log, the last 100)")
     .option('--children', `a flow parent: list every child, not the first ${CHILD_LINES}`)
     .action((id: string, flags: GetFlags) =>
-      withQueue(flags, async (queue) => {
+      withReader(flags, async (queue) => {
         const options =
           flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
         const info = await queue.get(id, options);

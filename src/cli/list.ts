@@ -18,7 +18,7 @@ import {
 import { parseCount } from './duration.js';
 import { NOT_KEPT, preview, printable } from './preview.js';
 import { table } from './table.js';
-import { withQueue } from './with-queue.js';
+import { withReader } from './with-queue.js';
 
 /** characters of a body the table shows */
 const BODY_COLUMN = 40;
@@ -60,7 +60,7 @@ export function registerList(program: Command): void {
       if (!LIST_STATES.includes(state as ListState)) {
         throw errors.invalidOption('state', `must be one of ${LIST_STATES.join(', ')}`, state);
       }
-      return withQueue(flags, async (queue) => {
+      return withReader(flags, async (queue) => {
         const page = await queue.list(state as ListState, {
           ...(flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {}),
           ...(flags.idPrefix !== undefined ? { prefix: flags.idPrefix } : {}),

@@ -14,7 +14,7 @@ import { parseCount, parseTime } from './duration.js';
 import { preview, printable } from './preview.js';
 import { runText, timingText, zoneOf } from './schedule-text.js';
 import { table } from './table.js';
-import { withQueue } from './with-queue.js';
+import { withQueue, withReader } from './with-queue.js';
 
 interface SpecFlags {
   every?: string;
@@ -83,7 +83,7 @@ export function registerSchedules(program: Command): void {
     .description('every schedule: next due time, last run, occurrences so far, body')
     .option('--json', 'print JSON')
     .action((flags: ConnectionFlags & { json?: boolean }) =>
-      withQueue(flags, async (queue) => {
+      withReader(flags, async (queue) => {
         const list = await queue.schedules.list();
         if (flags.json) return printJson(list);
         console.log(readFromLine(flags));
@@ -121,7 +121,7 @@ export function registerSchedules(program: Command): void {
     .option('--from <time>', 'from an ISO time (local unless Z or an offset) or epoch ms')
     .option('--json', 'print the run times as JSON (epoch ms)')
     .action((id: string | undefined, flags: PreviewFlags) =>
-      withQueue(flags, async (queue) => {
+      withReader(flags, async (queue) => {
         const spec = specOf(flags);
         if ((id === undefined) === (Object.keys(spec).length === 0))
           throw errors.invalidOption('id', 'give a schedule id, or a spec (--every or --cron)');

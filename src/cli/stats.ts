@@ -10,7 +10,7 @@ import { readAllStats } from '../runtime/registry.js';
 import { type ConnectionFlags, printJson, readFromLine, withConnectionFlags } from './common.js';
 import { describeMs, parseDuration } from './duration.js';
 import { renderStats, type StatsSnapshot } from './stats-view.js';
-import { withQueue } from './with-queue.js';
+import { withReader } from './with-queue.js';
 
 interface StatsFlags extends ConnectionFlags {
   json?: boolean;
@@ -45,7 +45,7 @@ export function registerStats(program: Command): void {
           : flags.watch === true
             ? DEFAULT_WATCH_MS
             : watchInterval(flags.watch);
-      await withQueue(
+      await withReader(
         flags,
         async (queue) => {
           const from = readFromLine(flags);
@@ -89,7 +89,7 @@ async function watch(queue: Queue, intervalMs: number, json: boolean, from: stri
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // withQueue checked that Redis answers, so a lost connection, even before the first frame,
+  // withReader checked that Redis answers, so a lost connection, even before the first frame,
   // is an outage to wait out: it shows in the frame. Any other error before the first frame (a
   // refused login, newer data) will not fix itself: one line and exit 1, as every command does.
   let answered = false;

@@ -4,6 +4,7 @@
 // once, then keeps reconnecting through outages, however long, as the launcher does.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { QueueOptions } from '../queue/config.js';
 import type { Queue } from '../queue/queue.js';
 import { ensureReachable } from '../redis/connection.js';
 import { isConnectionLoss } from '../redis/failure.js';
@@ -13,16 +14,30 @@ export async function withQueue<T>(
   flags: ConnectionFlags,
   work: (queue: Queue) => Promise<T>,
   until: 'done' | 'stopped' = 'done',
+  extra: QueueOptions = {},
 ): Promise<T> {
   if (until === 'stopped') await ensureReachable(queueOptions(flags));
   // Loaded when a command runs, not when it registers (main.ts).
   const { Queue } = await import('../queue/queue.js');
-  const queue = new Queue(queueOptions(flags, until === 'done' ? 'one-shot' : 'long-running'));
+  const mode = until === 'done' ? 'one-shot' : 'long-running';
+  const queue = new Queue({ ...queueOptions(flags, mode), ...extra });
   try {
     return await work(queue);
   } finally {
     await queue.close();
   }
+}
+
+/**
+ * withQueue for a command that only reads: it checks the data format but does not raise it, so
+ * a newer skyq's `stats` or `list` leaves older launchers running (config.ts raiseFormat).
+ */
+export function withReader<T>(
+  flags: ConnectionFlags,
+  work: (queue: Queue) => Promise<T>,
+  until: 'done' | 'stopped' = 'done',
+): Promise<T> {
+  return withQueue(flags, work, until, { raiseFormat: false });
 }
 
 /**

@@ -74,7 +74,9 @@ export function serveLauncher(
 
 /** The dashboard alone, showing every launcher that publishes to this Redis. */
 export function serveDashboard(queueOptions: QueueOptions, http: HttpOptions): Promise<HttpHandle> {
-  return serve(queueOptions, http, 'redis', null, (queue) =>
+  // A dashboard reads: it leaves the data format as it is (its actions' scripts raise a group's).
+  const reader = { raiseFormat: false, ...queueOptions };
+  return serve(reader, http, 'redis', null, (queue) =>
     readAllStats(queue.client, queue.config.prefix),
   );
 }

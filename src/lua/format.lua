@@ -4,10 +4,12 @@
 -- refuses to run (src/queue/format.ts). Not prefixed with lib.lua.
 -- KEYS[1] <prefix>:format
 -- ARGV[1] the format this client writes (an integer)
+-- ARGV[2] '1' to raise the stored format to it, '' only to read it (a reader: raiseFormat)
 -- Returns the format stored before this call (0 when there was none), or an error
 -- when the key holds something other than a format number.
-argCount(1)
+argCount(2)
 argInt(1, 'format', 1, 1000000)
+local raise = argOneOf(2, 'raise', { '1', '' }) == '1'
 local stored = redis.call('GET', KEYS[1])
 local before = 0
 if stored then
@@ -17,7 +19,7 @@ if stored then
   end
 end
 local wanted = tonumber(ARGV[1])
-if before < wanted then
+if raise and before < wanted then
   redis.call('SET', KEYS[1], wanted)
 end
 return before

@@ -32,8 +32,10 @@ local progressKey = KEYS[28] -- report.lua: progress and log lines of running jo
 -- Flows (flow-lib.lua): parents waiting, their flow data, outcomes for other slots, ended parents.
 local waitingKey, flowKey, outboxKey, flowEndsKey = KEYS[29], KEYS[30], KEYS[31], KEYS[32]
 
--- The group's data format (format-guard.lua), before anything else is read or written.
-guardFormat(KEYS[27], true)
+-- The group's data format (format-guard.lua), before anything else is read or written. A
+-- script that only reads (SKYQ_WRITES false: its header says "read only", scripts.ts) checks it
+-- and leaves it: a newer skyq that only reads does not halt older ones.
+guardFormat(KEYS[27], SKYQ_WRITES)
 
 local CHUNK = 6000 -- stay well below Lua's unpack() limit
 

@@ -10,7 +10,7 @@
 argCount(2)
 argText(1, "the buckets' key prefix")
 argInt(2, 'most buckets returned', 1, 100000)
-guardFormat(formatKeyBeside(KEYS[1]), true)
+guardFormat(formatKeyBeside(KEYS[1]), false) -- reads only: refuse, never raise
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local names = redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf', 'LIMIT', 0, tonumber(ARGV[2]))

@@ -55,6 +55,12 @@ export interface QueueOptions extends ConnectionOptions {
    * false). done, dead and cancelled are published either way: waitFor() needs them.
    */
   events?: boolean;
+  /**
+   * raise the stored data format to this skyq's when connecting (default true). false checks
+   * it only: a newer skyq that reads (`skyq stats`, `get`, `list`, a dashboard) leaves older
+   * launchers running; whatever it writes still raises the format of the group it writes.
+   */
+  raiseFormat?: boolean;
 }
 
 /** A queue's settings after checking, defaults filled in (`queue.config`). */
@@ -89,6 +95,8 @@ export interface QueueConfig {
   warnEviction: boolean;
   /** whether every event is published (done, dead and cancelled always are) */
   events: boolean;
+  /** whether connecting raises the stored data format (false: a reader only checks it) */
+  raiseFormat: boolean;
 }
 
 export function queueConfig(options: unknown): QueueConfig {
@@ -105,6 +113,7 @@ export function queueConfig(options: unknown): QueueConfig {
     resultMaxBytes = DEFAULT_RESULT_MAX_BYTES,
     warnEviction = true,
     events = false,
+    raiseFormat = true,
     ...rest
   } = checkObject('options', options);
   rejectUnknown('', withoutConnectionOptions(rest));
@@ -133,5 +142,6 @@ export function queueConfig(options: unknown): QueueConfig {
     resultMaxBytes: checkInteger('resultMaxBytes', resultMaxBytes, 0, 64 * 1024 * 1024),
     warnEviction: checkBoolean('warnEviction', warnEviction),
     events: checkBoolean('events', events),
+    raiseFormat: checkBoolean('raiseFormat', raiseFormat),
   };
 }

@@ -77,8 +77,8 @@ export function formatKeys(prefix: string, groups: number): string[] {
   return [formatKey(prefix), ...slots, `{${prefix}:rate}:format`, `{${prefix}:intake}:format`];
 }
 
-/** Runs format.lua on one key: returns the version stored before (0 = none). */
-export type RunFormatScript = (key: string, version: number) => Promise<unknown>;
+/** Runs format.lua on one key (raising it or not): returns the version stored before (0 = none). */
+export type RunFormatScript = (key: string, version: number, raise: boolean) => Promise<unknown>;
 
 /**
  * Checks the stored formats against ours and raises each to ours (a missing one is written
@@ -88,9 +88,12 @@ export async function ensureFormat(
   run: RunFormatScript,
   prefix: string,
   groups: number,
+  raise = true,
 ): Promise<number> {
   const keys = formatKeys(prefix, groups);
-  const before = (await Promise.all(keys.map((key) => run(key, FORMAT_VERSION)))).map(Number);
+  const before = (await Promise.all(keys.map((key) => run(key, FORMAT_VERSION, raise)))).map(
+    Number,
+  );
   const newest = Math.max(...before);
   if (newest > FORMAT_VERSION)
     throw errors.formatTooNew(keys[before.indexOf(newest)] as string, newest, FORMAT_VERSION);

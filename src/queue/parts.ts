@@ -131,9 +131,10 @@ export function queueParts<B>(base: QueueBase): QueueParts<B> {
   );
   const ensure = () =>
     ensureFormat(
-      (key, version) => base.runMulti('format', key, [version]),
+      (key, version, raise) => base.runMulti('format', key, [version, raise ? '1' : '']),
       config.prefix,
       config.groups,
+      config.raiseFormat,
     );
   return {
     deadLetters,

@@ -103,14 +103,27 @@ ${read('dedupe')}`;
 function sourceOf(name: ScriptName | MultiGroupScriptName): string {
   let source = sources.get(name);
   if (source === undefined) {
-    // Helpers only some scripts need come after lib (extraLibsOf).
+    const own = read(name);
+    // Helpers only some scripts need come after lib (extraLibsOf). Whether the script writes
+    // decides whether lib.lua's format guard raises the group's format or only checks it.
     source = multiGroup.has(name)
-      ? withArgChecks(read(name))
-      : [lib(), ...extraLibsOf(name).map(read), read(name)].join('\n');
+      ? withArgChecks(own)
+      : [writesLine(own), lib(), ...extraLibsOf(name).map(read), own].join('\n');
     sources.set(name, source);
   }
   return source;
 }
+
+/**
+ * A group script says in its first line when it only reads (`-- inspect.lua (read only): …`):
+ * such a script never raises the group's data format (lib.lua), so a newer skyq that only reads
+ * leaves older launchers running. test/format-readers checks that none of those writes.
+ */
+export function readsOnly(lua: string): boolean {
+  return /^--[^\n]*\(read only\)/.test(lua);
+}
+
+const writesLine = (lua: string) => `local SKYQ_WRITES = ${!readsOnly(lua)}`;
 
 /**
  * A stand-alone script with args.lua in front, after its flags line if it has one (a

@@ -232,7 +232,13 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
     },
     'intake-dead': { valid: ['args-big', '|0|3|f1000|sx', 'too big', '10', ''], bad: [] },
     'id-block': { valid: ['1000'], bad: [['zero ids', ['0']]] },
-    format: { valid: ['2'], bad: [['nothing at all', []]] },
+    format: {
+      valid: ['2', '1'],
+      bad: [
+        ['nothing at all', []],
+        ['a raise flag other than 1 or empty', ['2', 'yes']],
+      ],
+    },
     'watch-many': {
       valid: ['1', '$prefix', '0'],
       bad: [
