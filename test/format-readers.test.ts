@@ -21,20 +21,11 @@ const stored = (prefix: string) =>
   Promise.all(formatKeys(prefix, GROUPS).map((key) => redis.client.get(key)));
 const OLDER = ['7', ...Array(GROUPS + 2).fill(null)];
 
-it('a reader leaves an older format as it is; a writer raises it', async () => {
+it("the CLI's reading commands and skyq dashboard leave an older format; a write raises it", async () => {
   const prefix = 'readers';
   await redis.client.set(formatKey(prefix), '7');
   await redis.client.zadd(`${prefix}:0`, Date.now() + 60_000, 'raw:1');
   const where = { redis: redis.server.url, prefix, groups: GROUPS };
-  const reader = new Queue({ ...where, raiseFormat: false });
-  try {
-    await reader.ready();
-    expect((await reader.get('raw:1'))?.state).toBe('delayed');
-    expect((await reader.list('delayed')).items).toHaveLength(1);
-    expect(await stored(prefix)).toEqual(OLDER);
-  } finally {
-    await reader.close();
-  }
   const flags = ['--redis', redis.server.url, '--prefix', prefix, '--groups', String(GROUPS)];
   for (const command of [
     ['stats'],
@@ -66,6 +57,22 @@ it('a reader leaves an older format as it is; a writer raises it', async () => {
     expect(new Set(await stored(prefix))).toEqual(new Set([String(FORMAT_VERSION)]));
   } finally {
     await writer.close();
+  }
+});
+
+it('a Queue made with raiseFormat: false reads older data and leaves its format', async () => {
+  const prefix = 'libreader';
+  await redis.client.set(formatKey(prefix), '7');
+  await redis.client.zadd(`${prefix}:0`, Date.now() + 60_000, 'raw:1');
+  const reader = new Queue({ redis: redis.server.url, prefix, groups: GROUPS, raiseFormat: false });
+  try {
+    await reader.ready();
+    expect((await reader.get('raw:1'))?.state).toBe('delayed');
+    expect((await reader.list('delayed')).items).toHaveLength(1);
+    expect(await reader.listCounts()).toMatchObject({ delayed: 1 });
+    expect(await stored(prefix)).toEqual(OLDER);
+  } finally {
+    await reader.close();
   }
 });
 
