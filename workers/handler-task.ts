@@ -2,8 +2,9 @@
 // work. It gets the job only; Redis connections and timers stay in the actors, to
 // which its ctx.progress and ctx.log calls go back (src/runtime/pool-reports.ts).
 
+import type { Message } from '../src/queue/message.js';
 import { readThrown } from '../src/queue/thrown.js';
-import type { Handler } from '../src/runtime/actor.js';
+import type { Handler, JobContext } from '../src/runtime/actor.js';
 import {
   importHandler,
   type PoolJob,
@@ -33,23 +34,46 @@ export default async function runJobs(task: {
   }
   const run = await handler;
   const reporter = poolReporter(task.reportTo);
+  // Jobs done while others of the task still run go back ahead of the task's answer, or one
+  // slow job would hold its finished siblings (unacked) and one that never ends would make them
+  // all time out. Those done in one turn go together, at the end of its microtasks: no timer
+  // (a task holds none), and a task whose jobs all end in that turn posts nothing ahead.
+  let running = task.jobs.length;
+  let ahead: [ref: number, outcome: PoolOutcome][] = [];
+  const postAhead = () => {
+    const posting = ahead;
+    ahead = [];
+    if (running === 0) return; // the task's answer carries them
+    for (const [ref, outcome] of posting) reporter.settled(ref, outcome);
+    reporter.flush();
+  };
   const outcomes = await Promise.all(
     task.jobs.map(async ([job, lateMs, ref]): Promise<PoolOutcome> => {
-      try {
-        return carried(await run(job, reporter.contextOf(ref, lateMs, never)));
-      } catch (error) {
-        // Read safely (a getter or a Proxy trap may throw): one job's throw must not fail the
-        // task, and with it every other job of the batch. The code travels too: a job no command
-        // handles is dead-lettered, not retried. The stack names the handler's file and line.
-        const { name, message, stack, code } = readThrown(error);
-        const outcome = stack ? { name, message, stack } : { name, message };
-        return code === undefined ? outcome : { ...outcome, code };
+      const outcome = await runOne(run, job, reporter.contextOf(ref, lateMs, never));
+      if (--running > 0) {
+        if (ahead.length === 0) queueMicrotask(postAhead);
+        ahead.push([ref, outcome]);
       }
+      return outcome;
     }),
   );
   reporter.flush(); // posted before the outcomes go back, which tell how many
   const reported = task.jobs.map(([, , ref]) => reporter.takeCount(ref));
   return reported.some((count) => count > 0) ? { outcomes, reported } : { outcomes };
+}
+
+/** One job: what it returned, or what it threw (its name, message, code and stack). */
+async function runOne(run: Handler, job: Message, context: JobContext): Promise<PoolOutcome> {
+  try {
+    return carried(await run(job, context));
+  } catch (error) {
+    // Read safely (a getter or a Proxy trap may throw): one job's throw must not fail the
+    // task, and with it every other job of the batch. The code travels too: a job no command
+    // handles is dead-lettered, not retried. The stack names the handler's file and line.
+    const { name, message, stack, code } = readThrown(error);
+    const outcome = stack ? { name, message, stack } : { name, message };
+    return code === undefined ? outcome : { ...outcome, code };
+  }
 }
 
 /**

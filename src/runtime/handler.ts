@@ -118,6 +118,15 @@ export interface PoolApi {
   cancel(task: number): void;
 }
 
+/** A job waiting for its pool task, and how it ends. */
+interface PoolEntry {
+  job: PoolJob;
+  signal: AbortSignal;
+  settle: (outcome: PoolOutcome | Error) => void;
+  /** set once its task is sent: it was aborted, or its outcome came ahead of the task's */
+  ended?: (aborted: boolean) => void;
+}
+
 /** Most jobs in one pool task: large batches would keep the other pool threads idle. */
 const POOL_BATCH = 32;
 
@@ -129,11 +138,7 @@ const POOL_BATCH = 32;
 export function poolHandler(pool: PoolApi): Handler {
   const reports = new PoolReports();
   let tasks = 0;
-  let waiting: {
-    job: PoolJob;
-    signal: AbortSignal;
-    settle: (outcome: PoolOutcome | Error) => void;
-  }[] = [];
+  let waiting: PoolEntry[] = [];
   const flush = () => {
     const batch = waiting;
     waiting = [];
@@ -142,14 +147,25 @@ export function poolHandler(pool: PoolApi): Handler {
       const task = ++tasks;
       // A pool thread cannot be told to stop, and one that never yields would be lost to the
       // pool for good (every later job timed out): once each job of the task was aborted (its
-      // time limit, or shutdown), the task is cancelled, which ends that thread.
+      // time limit, or shutdown) or came back ahead of it, with one aborted at least, the task
+      // is cancelled, which ends that thread.
       let running = part.length;
-      const abandon = () => {
-        if (--running === 0) Promise.resolve(pool.cancel(task)).catch(() => undefined);
-      };
-      for (const entry of part) entry.signal.addEventListener('abort', abandon, { once: true });
+      let told = false;
+      const aborted: (() => void)[] = [];
+      for (const entry of part) {
+        let over = false;
+        entry.ended = (abort) => {
+          if (over) return;
+          over = true;
+          told ||= abort;
+          if (--running === 0 && told) Promise.resolve(pool.cancel(task)).catch(() => undefined);
+        };
+        const onAbort = () => entry.ended?.(true);
+        entry.signal.addEventListener('abort', onAbort, { once: true });
+        aborted.push(() => entry.signal.removeEventListener('abort', onAbort));
+      }
       const done = () => {
-        for (const entry of part) entry.signal.removeEventListener('abort', abandon);
+        for (const stop of aborted) stop();
       };
       pool
         .run(
@@ -175,27 +191,31 @@ export function poolHandler(pool: PoolApi): Handler {
   return (job: Message, context: JobContext) =>
     new Promise<unknown>((resolve, reject) => {
       if (waiting.length === 0) setImmediate(flush);
-      waiting.push({
-        job: [job, context.lateMs, reports.track(context)],
+      const settle = (outcome: PoolOutcome | Error) => {
+        if (outcome === null) resolve(undefined);
+        else if (outcome instanceof Error) reject(outcome);
+        else if ('result' in outcome) resolve(resultFromPool(outcome.result));
+        else if ('unserialisable' in outcome)
+          resolve(new UnserialisableResult(outcome.unserialisable));
+        else {
+          const { name, code, stack } = outcome;
+          const error = Object.assign(new Error(outcome.message), code ? { name, code } : { name });
+          // The pool thread's stack (the handler's frames), not this thread's.
+          if (stack) error.stack = stack;
+          reject(error);
+        }
+      };
+      const entry: PoolEntry = {
+        job: [job, context.lateMs, reports.track(context, early)],
         signal: context.signal,
-        settle: (outcome) => {
-          if (outcome === null) resolve(undefined);
-          else if (outcome instanceof Error) reject(outcome);
-          else if ('result' in outcome) resolve(resultFromPool(outcome.result));
-          else if ('unserialisable' in outcome)
-            resolve(new UnserialisableResult(outcome.unserialisable));
-          else {
-            const { name, code, stack } = outcome;
-            const error = Object.assign(
-              new Error(outcome.message),
-              code ? { name, code } : { name },
-            );
-            // The pool thread's stack (the handler's frames), not this thread's.
-            if (stack) error.stack = stack;
-            reject(error);
-          }
-        },
-      });
+        settle,
+      };
+      // Its outcome came ahead of its task's (handler-task.ts): settled now.
+      function early(outcome: unknown) {
+        entry.ended?.(false);
+        settle(outcome as PoolOutcome);
+      }
+      waiting.push(entry);
     });
 }
 

@@ -4,14 +4,20 @@
 // handlers' (reports.ts). A pool thread posts what a job reported in one turn of its event loop
 // as one message, and tells with each job's outcome how many calls it posted: the outcome
 // comes another way (piscina, the launcher, the actor's pool port), so the actor waits for the
-// last of them before it acks the job, while its lease still holds.
+// last of them before it acks the job, while its lease still holds. A job done while others of
+// its task still run sends its outcome on this channel too, after its calls (handler-task.ts).
 import { randomBytes } from 'node:crypto';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { checkLogLine, progressText } from '../queue/reports.js';
 import type { JobContext } from './actor-types.js';
 
-/** One call on a pool thread: the job's ref, 0 progress (JSON text) or 1 log line, the text. */
-export type PoolReport = [ref: number, kind: 0 | 1, text: string];
+/**
+ * One call on a pool thread: the job's ref, 0 progress (JSON text) or 1 log line, the text; or
+ * 2 and the job's outcome, sent ahead of its task's answer (handler-task.ts says when).
+ */
+export type PoolReport =
+  | [ref: number, kind: 0 | 1, text: string]
+  | [ref: number, kind: 2, outcome: unknown];
 
 /** How long an actor waits for a pool job's reports once its outcome came. */
 const LAST_REPORTS_MS = 1000;
@@ -45,6 +51,11 @@ export class PoolReporter {
     return count;
   }
 
+  /** Queues a job's outcome after its calls (it is not one of them: not counted); flush() posts. */
+  settled(ref: number, outcome: unknown): void {
+    this.#queued.push([ref, 2, outcome]);
+  }
+
   /** Posts what is queued now (before the outcomes go back). */
   flush(): void {
     if (this.#queued.length === 0) return;
@@ -70,7 +81,13 @@ export class PoolReports {
   readonly #channel: BroadcastChannel;
   readonly #jobs = new Map<
     number,
-    { context: JobContext; received: number; expected: number; done?: () => void }
+    {
+      context: JobContext;
+      received: number;
+      expected: number;
+      done?: () => void;
+      early: (outcome: unknown) => void;
+    }
   >();
   #refs = 0;
 
@@ -80,10 +97,13 @@ export class PoolReports {
     this.#channel.onmessage = (event) => this.#receive((event as { data: PoolReport[] }).data);
   }
 
-  /** A job sent to the pool: its ref, which its calls carry. */
-  track(context: JobContext): number {
+  /**
+   * A job sent to the pool: its ref, which its calls carry. `early` takes its outcome when it
+   * comes ahead of its task's answer (which then settles nothing more).
+   */
+  track(context: JobContext, early: (outcome: unknown) => void): number {
     const ref = ++this.#refs;
-    this.#jobs.set(ref, { context, received: 0, expected: 0 });
+    this.#jobs.set(ref, { context, received: 0, expected: 0, early });
     return ref;
   }
 
@@ -108,6 +128,13 @@ export class PoolReports {
     for (const [ref, kind, text] of reports) {
       const job = this.#jobs.get(ref);
       if (!job) continue;
+      if (kind === 2) {
+        // Its calls came before it on this channel: settled now, its task's answer changes nothing.
+        this.#jobs.delete(ref);
+        if (job.done) job.done();
+        else job.early(text);
+        continue;
+      }
       try {
         if (kind === 0) job.context.progress(JSON.parse(text));
         else job.context.log(text);
