@@ -82,7 +82,8 @@ export type RunFormatScript = (key: string, version: number, raise: boolean) => 
 
 /**
  * Checks the stored formats against ours and raises each to ours (a missing one is written
- * back); throws a SkyqError when any was written by a newer skyq.
+ * back), unless `raise` is false (a reader: config.ts raiseFormat); throws a SkyqError when any
+ * was written by a newer skyq.
  */
 export async function ensureFormat(
   run: RunFormatScript,
