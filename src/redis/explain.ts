@@ -26,6 +26,17 @@ export function formatRefusal(error: unknown) {
   return { key: match[2] as string, stored: Number(match[1]), known: Number(match[3]) };
 }
 
+/**
+ * The format a refusal for a newer data format names: a script's own refusal, or skyq's
+ * ERR_SKYQ_FORMAT made of one ('?' when its cause does not say); null for any other error.
+ */
+export function newerFormatOf(error: unknown): number | '?' | null {
+  const refusal = formatRefusal(error);
+  if (refusal) return refusal.stored;
+  if (!(error instanceof SkyqError) || error.code !== 'ERR_SKYQ_FORMAT') return null;
+  return formatRefusal(error.cause)?.stored ?? '?';
+}
+
 /** The error to throw instead of `error`, for a queue of `prefix` (on `client`, when known). */
 export function explainRedisError(error: unknown, prefix: string, client?: RedisClient): unknown {
   if (error instanceof SkyqError) return error;

@@ -3,12 +3,11 @@
 // stale, malformed messages dead-lettered) counted and logged. A failure is noted, never
 // thrown: the loop waits and claims again.
 import { performance } from 'node:perf_hooks';
-import { SkyqError } from '../base/errors.js';
 import { FORMAT_VERSION } from '../base/format-version.js';
 import type { ReplyClock } from '../queue/clock.js';
 import type { Message, PollResult } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
-import { formatRefusal } from '../redis/explain.js';
+import { newerFormatOf } from '../redis/explain.js';
 import type { ActorLimits } from './actor-limits.js';
 import type { ActorSettings } from './actor-types.js';
 import type { Logger } from './logger.js';
@@ -66,9 +65,9 @@ export class ActorClaim {
       const claimLimits = limits.claimLimits();
       polled = await queue.poll(group, { max, leaseMs, ack, lookaheadMs, limits: claimLimits });
     } catch (error) {
-      const newer = error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT';
-      if (!newer) errors.note('poll failed', error, stats);
-      else this.refusedNewer(error);
+      const stored = newerFormatOf(error);
+      if (stored === null) errors.note('poll failed', error, stats);
+      else this.refusedNewer(stored);
       this.#filled = false;
       return null;
     }
@@ -95,13 +94,12 @@ export class ActorClaim {
   }
 
   /**
-   * A call refused for a newer data format (this claim, or a renewal, ack or relay through
-   * NoteRate.newer): the actor halts, saying so in one line. False when it did not halt now
+   * A call refused for data of format `stored`, newer than ours (this claim, or a renewal, ack
+   * or relay through NoteRate.newer): the actor halts, saying so in one line. False when it did not halt now
    * (halted already, or draining).
    */
-  refusedNewer(error: SkyqError): boolean {
+  refusedNewer(stored: number | '?'): boolean {
     if (!this.#parts.halt()) return false;
-    const stored = formatRefusal(error.cause)?.stored ?? '?';
     const line = `a newer skyq (format ${stored}) is running on this Redis; this launcher (format ${FORMAT_VERSION}) stops claiming`;
     this.#parts.stats.lastError = line;
     this.#parts.log.error({ event: 'format-newer', format: stored }, line);

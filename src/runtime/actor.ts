@@ -102,7 +102,7 @@ export class Actor {
       halt: () => this.#modes.looping && this.#modes.enter('halted'),
     });
     const halted = () => this.#modes.now === 'halted';
-    errors.newer = (error) => this.#claim.refusedNewer(error) || halted();
+    errors.newer = (stored) => this.#claim.refusedNewer(stored) || halted();
     this.#rounds = new ActorRounds({ settings, queue, jobs: this.#jobs, stats, errors, halted });
     stats.startedAt = Date.now();
     stats.state = 'starting';

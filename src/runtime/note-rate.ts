@@ -1,7 +1,7 @@
 // Errors an actor keeps meeting (Redis away, a key of the wrong type) are
 // logged when they first appear or change, then at most once a minute with
 // how many were held back: one line a minute, not one every half second.
-import { SkyqError } from '../base/errors.js';
+import { newerFormatOf } from '../redis/explain.js';
 import type { Logger } from './logger.js';
 import type { StatBlock } from './stat-block.js';
 
@@ -18,15 +18,15 @@ export class NoteRate {
    * would log a line of its own and take the halt's place as the last error. False when the
    * actor does not halt (draining): the refusal is logged as any error.
    */
-  newer: ((error: SkyqError) => boolean) | undefined;
+  newer: ((stored: number | '?') => boolean) | undefined;
 
   constructor(log: Logger) {
     this.#log = log;
   }
 
   note(what: string, error: unknown, stats: StatBlock): void {
-    if (error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT' && this.newer?.(error))
-      return;
+    const stored = newerFormatOf(error);
+    if (stored !== null && this.newer?.(stored)) return;
     const text = `${what}: ${error instanceof Error ? error.message : String(error)}`;
     stats.lastError = text;
     const now = Date.now();

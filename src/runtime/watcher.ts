@@ -14,10 +14,10 @@
 // (zsetIntake), so an idle set costs no call of its own: a set whose head falls due before its
 // lane's plan gets it poked.
 import calculateSlot from 'cluster-key-slot';
-import { SkyqError } from '../base/errors.js';
 import { keyOf } from '../base/keys.js';
 import type { Queue } from '../queue/queue.js';
 import { isCluster } from '../redis/connection.js';
+import { newerFormatOf } from '../redis/explain.js';
 import { ArmedGroups } from './armed-groups.js';
 import { type KeyspaceMode, type KeyspaceSubscription, watchKeyspace } from './keyspace.js';
 import { later, untilNext } from './timers.js';
@@ -270,7 +270,7 @@ export class Watcher {
         },
         (error: unknown) => {
           // A newer skyq's data: each idle actor claims once, is refused, and says so.
-          if (error instanceof SkyqError && error.code === 'ERR_SKYQ_FORMAT') {
+          if (newerFormatOf(error) !== null) {
             for (const group of fresh) this.#actors(group)?.poke();
             return;
           }

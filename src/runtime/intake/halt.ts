@@ -7,20 +7,11 @@
 // So a beat refused for a newer format halts the lanes: they move nothing until a beat goes
 // through again, and what their holding lists hold waits there for a newer launcher to adopt.
 import type { Logger } from 'pino';
-import { SkyqError } from '../../base/errors.js';
 import { FORMAT_VERSION } from '../../base/format-version.js';
-import { formatRefusal } from '../../redis/explain.js';
+import { newerFormatOf } from '../../redis/explain.js';
 
 /** How often halted lanes look whether they may move again (and whether they are to stop). */
 export const HALTED_RECHECK_MS = 250;
-
-/** The format a refusal names, or null when `error` is no refusal for a newer format. */
-function newerFormat(error: unknown): number | '?' | null {
-  const refusal = formatRefusal(error);
-  if (refusal) return refusal.stored;
-  if (!(error instanceof SkyqError) || error.code !== 'ERR_SKYQ_FORMAT') return null;
-  return formatRefusal(error.cause)?.stored ?? '?';
-}
 
 export class IntakeHalt {
   readonly #log: Logger;
@@ -37,7 +28,7 @@ export class IntakeHalt {
 
   /** A beat failed with `error`: true, halting (said once), when a newer format refused it. */
   refused(error: unknown): boolean {
-    const stored = newerFormat(error);
+    const stored = newerFormatOf(error);
     if (stored === null) return false;
     if (!this.#halted) {
       this.#halted = true;
