@@ -2,7 +2,8 @@
 // cluster, so the queue, the actors and the CLI connect the same way. Every
 // client made here has an `error` listener (an outage is never an "Unhandled
 // error event" flood) and remembers why it last failed, so a command that
-// fails for want of a connection can say so in one line.
+// fails for want of a connection can say so in one line. Every one (and every copy made here)
+// waits for a server loading its dataset with skyq's ready check, not ioredis's (ready-check.ts).
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors, type SkyqError } from '../base/errors.js';
 import { scrubError } from '../base/redact.js';
@@ -21,6 +22,7 @@ import {
   isLoginRefused,
   socketError,
 } from './failure.js';
+import { withReadyCheck } from './ready-check.js';
 import { sentinelRedisOptions } from './sentinel.js';
 import { SentinelClient } from './sentinel-switch.js';
 import { nodeTlsOptions } from './tls.js';
@@ -94,6 +96,7 @@ export function connect(named: ConnectionOptions, extras: ConnectExtras = {}): R
   } else {
     client = new Redis(options.redis as string, common);
   }
+  withReadyCheck(client);
   client.on('ready', () => {
     everReady = true;
   });
@@ -217,9 +220,9 @@ export function blockingCopy(client: RedisClient): RedisClient {
   const blocking = { commandTimeout: undefined, enableOfflineQueue: true };
   if (client instanceof Cluster) {
     const redisOptions = { ...client.options.redisOptions, ...blocking };
-    return client.duplicate([], { enableOfflineQueue: true, redisOptions });
+    return withReadyCheck(client.duplicate([], { enableOfflineQueue: true, redisOptions }));
   }
-  return client.duplicate(blocking);
+  return withReadyCheck(client.duplicate(blocking));
 }
 
 /**
@@ -229,9 +232,10 @@ export function blockingCopy(client: RedisClient): RedisClient {
  * asks the sentinels too.
  */
 export function sideConnection(server: Redis, own: RedisOptions): Redis {
-  if (server.options.sentinels) return server.duplicate({ ...own, enableAutoPipelining: false });
+  if (server.options.sentinels)
+    return withReadyCheck(server.duplicate({ ...own, enableAutoPipelining: false }));
   const { host, port, db = 0, username, password, tls } = server.options;
-  return new Redis({ host, port, db, username, password, tls, ...own });
+  return withReadyCheck(new Redis({ host, port, db, username, password, tls, ...own }));
 }
 
 export function isCluster(client: RedisClient): client is Cluster {
