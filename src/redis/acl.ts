@@ -8,7 +8,6 @@
 /** Commands skyq sends itself (not from Lua), and why. */
 export const CLIENT_COMMANDS = [
   'ping', // health checks
-  'info', // ioredis's ready check (waits while Redis loads its data); maxmemory_policy (eviction.ts)
   'client|setname', // names connections for CLIENT LIST
   // (ioredis also sends CLIENT SETINFO, Redis 7.2+; it ignores a refusal, and naming
   // the subcommand would make ACL SETUSER fail on Redis 7.0)
@@ -89,6 +88,10 @@ export const SCRIPT_COMMANDS = [
 
 /** Commands skyq can do without: it works on when they are refused. */
 export const OPTIONAL_COMMANDS = [
+  // The ready check (ready-check.ts): is Redis still loading its data, and is the server the
+  // sentinels name a master. Refused: a PING on a connection of its own answers the first, and
+  // the sentinels are trusted on the second. Also maxmemory_policy (eviction.ts: else CONFIG GET).
+  'info',
   'config|get', // reads notify-keyspace-events; maxmemory-policy where INFO says nothing
   'subscribe', // keyspace notifications of foreign ZADDs; client tracking's __redis__:invalidate
   'client|id', // client tracking (src/runtime/tracking.ts): where its announcements go
