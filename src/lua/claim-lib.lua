@@ -1,6 +1,7 @@
 -- claim-lib.lua: claim.lua's own helpers (the loader puts this after lib.lua and
 -- lib-held.lua in front of claim.lua only): the batches remembered for a resend, the due
--- members of the delayed set, and members named like skyq's placeholders.
+-- members of the delayed set, those whose id is leased or ready already, and members named like
+-- skyq's placeholders.
 
 -- A claim's batch, kept until its reply is known to have arrived (the next
 -- claim says so) or its leases run out: "<token>|" then "<length>:<id>" for each
@@ -87,6 +88,48 @@ local function dueMembers(horizon, count, budget, unit, nowText)
     dues[#dues + 1] = dueMs
   end
   return ids, dues
+end
+
+-- Due members of the delayed set whose id skyq holds elsewhere already: another program ZADDed
+-- an id that is leased (its due-hash entry is "<due>/<token>") or waits in the ready set (held
+-- back by a rate limit, or put back there). Leasing it would run the id twice at once, and the
+-- second lease's token would make the first run's ack stale; promoting it would overwrite the
+-- lease's entry. So a leased one stays in the delayed set until its run has ended, due again
+-- RUNNING_RECHECK_MS from now (a due member no claim can take would make every reply say "come
+-- back now"); then it runs once more: an ack leaves it as it is, a retry or a lease that ran out
+-- puts the id back under the same member (requeue, fail.lua), once. One waiting in the ready set
+-- is the same message: this copy goes (two ZADDs of a member are one member too). One HMGET for
+-- the batch, none while nothing is leased or ready. Returns the other ids and dues, in order.
+local RUNNING_RECHECK_MS = 1000
+local function notHeldElsewhere(ids, dues, unit, now)
+  if #ids == 0 or redis.call('HLEN', dueKey) <= 1 then -- only KEEP_FIELD, or nothing
+    return ids, dues
+  end
+  local values = bulkRead('HMGET', dueKey, ids)
+  local keptIds, keptDues, later, merged = {}, {}, {}, {}
+  for i = 1, #ids do
+    local id, value = ids[i], values[i]
+    -- (KEEP_FIELD's value is the hash's own: deadPlaceholders makes that member a dead letter.)
+    if not value or id == KEEP_FIELD then
+      keptIds[#keptIds + 1] = id
+      keptDues[#keptDues + 1] = dues[i]
+    elseif string.find(value, '/', 1, true) then
+      later[#later + 1] = math.max(tonumber(dues[i]), now + RUNNING_RECHECK_MS) / unit
+      later[#later + 1] = id
+    else
+      merged[#merged + 1] = id
+    end
+  end
+  if #keptIds == #ids then
+    return ids, dues
+  end
+  if #later > 0 then
+    bulk('ZADD', delayedKey, later)
+  end
+  if #merged > 0 then
+    bulk('ZREM', delayedKey, merged)
+  end
+  return keptIds, keptDues
 end
 
 -- A member named like the placeholder field of skyq's hashes, or the active set's

@@ -221,6 +221,9 @@ local function requeue(ids, dues, unit)
     return
   end
   if anyPriority() then
+    -- A copy of one of them in the delayed set (another program ZADDed the id while it ran:
+    -- claim-lib.lua notHeldElsewhere) is the same message, as the ZADD below makes it: it goes.
+    bulk('ZREM', delayedKey, ids)
     toReady(ids, dues)
     return
   end
