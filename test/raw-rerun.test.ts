@@ -83,6 +83,22 @@ describe.each(paths)('a raw member re-added while it runs, %s path', (_path, set
     expect(await pendingIds(q)).toBe(left); // the re-added member went with the retry
   });
 
+  it("after it failed for good, it runs once more, in the dead letter's place", async () => {
+    const q = await open({ attempts: 1 });
+    await setUp(q);
+    const first = await leasedThenReadded(q, 'job:dead');
+    expect(await q.fail(first, 'boom')).toBe('dead');
+    // Before, the claim found the dead letter's attempts used up and killed it again.
+    const [again, ...more] = await claimAtLeast(q, 0, 1);
+    expect(more).toEqual([]);
+    expect(again).toMatchObject({ id: 'job:dead', body: 'job:dead', attempts: 1 });
+    expect(await q.ack([again as Message])).toBe(1);
+    expect((await q.poll(0)).messages).toEqual([]);
+    // As add() does with a dead letter's id: the new message replaced it.
+    expect(await q.get('job:dead')).toMatchObject({ state: 'done' });
+    expect(await pendingIds(q)).toBe(left);
+  });
+
   it('after its lease expired, it runs once more (counted as the next attempt)', async () => {
     const q = await open();
     await setUp(q);

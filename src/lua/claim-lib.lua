@@ -1,7 +1,7 @@
 -- claim-lib.lua: claim.lua's own helpers (the loader puts this after lib.lua and
 -- lib-held.lua in front of claim.lua only): the batches remembered for a resend, the due
--- members of the delayed set, those whose id is leased or ready already, and members named like
--- skyq's placeholders.
+-- members of the delayed set, those whose id is leased or ready already, dead letters' ids added
+-- again, and members named like skyq's placeholders.
 
 -- A claim's batch, kept until its reply is known to have arrived (the next
 -- claim says so) or its leases run out: "<token>|" then "<length>:<id>" for each
@@ -130,6 +130,46 @@ local function notHeldElsewhere(ids, dues, unit, now)
     bulk('ZREM', delayedKey, merged)
   end
   return keptIds, keptDues
+end
+
+-- Taken ids that are dead letters: another program ZADDed a dead letter's id (perhaps while it
+-- ran, and that run died: notHeldElsewhere). Leased as it was, its attempts used up would kill
+-- it again at once, with a reason of a lease run out; with some left it would be leased and
+-- dead at once, and its ack would leave a dead letter without its record. As add.lua does with
+-- a dead id added again, the new message takes the dead letter's place: out of the dead set,
+-- its attempts, error and reason gone (as dead-retry.lua does, a flow parent's end mark too),
+-- its record the one kept. Every death counts a failed attempt (fail.lua, or a lease run out),
+-- so only ids with some are looked up: one ZMSCORE, and none while no taken id has failed.
+-- `atts`: the taken ids' failed attempts (HMGET), set to false for those revived.
+local function reviveDead(ids, atts)
+  if redis.call('EXISTS', deadKey) == 0 then
+    return
+  end
+  local failed, at = {}, {}
+  for i = 1, #ids do
+    if tonumber(atts[i]) then
+      failed[#failed + 1] = ids[i]
+      at[#at + 1] = i
+    end
+  end
+  local dead = bulkRead('ZMSCORE', deadKey, failed)
+  local revived = {}
+  for j = 1, #failed do
+    if dead[j] then
+      revived[#revived + 1] = failed[j]
+      atts[at[j]] = false
+    end
+  end
+  if #revived == 0 then
+    return
+  end
+  bulk('ZREM', deadKey, revived)
+  for _, key in ipairs({ attKey, errKey, reasonKey }) do
+    bulk('HDEL', key, revived)
+  end
+  if redis.call('EXISTS', flowEndsKey) == 1 then
+    bulk('ZREM', flowEndsKey, revived)
+  end
 end
 
 -- A member named like the placeholder field of skyq's hashes, or the active set's

@@ -179,6 +179,7 @@ if taken > 0 then
   local atts = {}
   if redis.call('EXISTS', attKey) == 1 then
     atts = bulkRead('HMGET', attKey, takenIds)
+    reviveDead(takenIds, atts) -- a dead letter's id ZADDed again runs anew (claim-lib.lua)
   end
   token = redis.call('INCR', tokKey) .. '.' .. redis.call('TIME')[2]
   local expiry = now + leaseMs
