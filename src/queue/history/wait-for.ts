@@ -58,14 +58,16 @@ export async function waitForJob(
   const first = await get(id, group === undefined ? {} : { group: group as number });
   if (!first) throw errors.notFound(id, 'never added, cancelled, or finished and not kept');
   let info: MessageInfo | null = first;
-  if (first.state !== 'done' && first.state !== 'dead') {
-    if (told && first.progress !== undefined) {
-      try {
-        told(first.progress);
-      } catch {
-        // the caller's callback: its failure does not end the wait
-      }
+  // The last progress reported before the call comes first, whether the job still runs or
+  // already ended: a caller that came late (a fast handler) learns it all the same.
+  if (told && first.progress !== undefined) {
+    try {
+      told(first.progress);
+    } catch {
+      // the caller's callback: its failure does not end the wait
     }
+  }
+  if (first.state !== 'done' && first.state !== 'dead') {
     const ending = await waiters().wait(id, first.group, ms, told);
     if (ending === 'gone') throw errors.notFound(id, 'cancelled, or finished and not kept');
     // Told by the stream, whoever cancelled it (lua/cancel.lua, a schedule's change).
