@@ -1,7 +1,7 @@
 // skyq dlq list|retry|purge: look at and act on dead letters.
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { errors } from '../base/errors.js';
+import { errors, SkyqError } from '../base/errors.js';
 import type { PageOrder } from '../queue/page-order.js';
 import type { Queue } from '../queue/queue.js';
 import {
@@ -172,7 +172,12 @@ export function registerCancel(program: Command): void {
     )
     .action((id: string, flags: ConnectionFlags) =>
       withQueue(flags, async (queue) => {
-        const done = await queue.cancel(id);
+        const done = await queue.cancel(id).catch((error: unknown) => {
+          // A flow's refusal came from Redis: say which one, as for any other answer.
+          if (error instanceof SkyqError && error.code === 'ERR_SKYQ_FLOW')
+            console.log(writeToLine(flags));
+          throw error;
+        });
         console.log(writeToLine(flags));
         // A refusal goes where every other command's does: one "skyq:" line on stderr.
         if (done) console.log(`cancelled ${id}`);

@@ -33,6 +33,8 @@ export function registerGet(program: Command): void {
           flags.group !== undefined ? { group: parseCount(flags.group, 'group') } : {};
         const info = await queue.get(id, options);
         if (info === null) {
+          // A miss is when the Redis read matters most: a wrong server looks just like this.
+          if (!flags.json) console.log(readFromLine(flags));
           const until = await queue.dedupeUntil(id, options);
           const window =
             until === null
