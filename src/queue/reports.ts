@@ -166,7 +166,10 @@ async function reportOne(
   report: PendingReport,
 ): Promise<boolean> {
   const { groups, events } = queue.config;
-  const group = checkGroup('message.group', message?.group, groups);
+  // An id or anything else in place of the message: say that, not that its group is wrong.
+  if (typeof message !== 'object' || message === null || Buffer.isBuffer(message))
+    throw errors.invalidOption('message', 'must be a message claimed from this queue', message);
+  const group = checkGroup('message.group', message.group, groups);
   if (typeof message.token !== 'string')
     throw errors.invalidOption('message', 'must be a message claimed from this queue');
   const reply = await queue.run('report', group, reportArgs(new Map([[message, report]]), events));
