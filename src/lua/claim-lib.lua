@@ -1,7 +1,8 @@
 -- claim-lib.lua: claim.lua's own helpers (the loader puts this after lib.lua and
 -- lib-held.lua in front of claim.lua only): the batches remembered for a resend, the due
 -- members of the delayed set, those whose id is leased or ready already, dead letters' ids added
--- again, and members named like skyq's placeholders.
+-- again, members named like skyq's placeholders, and why a message leased after its last
+-- attempt is a dead letter.
 
 -- A claim's batch, kept until its reply is known to have arrived (the next
 -- claim says so) or its leases run out: "<token>|" then "<length>:<id>" for each
@@ -231,4 +232,19 @@ local function readRecords(candidates, anyBig, budget)
     taken = last
   end
   return recs, taken
+end
+
+-- Why a message found leased past its last attempt is a dead letter: its last lease ran out,
+-- unless its launcher handed it back when the actor thread holding it died (release.lua), whose
+-- error says why (src/runtime/hand-back.ts THREAD_DIED): then the dead letter says so too, as
+-- "its actor thread died on the last of 3 attempts: hung: no heartbeat for 30000 ms". Read for
+-- such messages only, which are few: a claim reads no error otherwise. (Its names stay inside:
+-- claim.lua's main function holds 197 locals at its deepest, and Lua refuses more than 200.)
+local function lastAttemptReason(id, maxAttempts)
+  local died, last = 'its actor thread died', ' on the last of ' .. maxAttempts .. ' attempts'
+  local err = redis.call('HGET', errKey, id)
+  if err and string.sub(err, 1, #died) == died then
+    return died .. last .. string.sub(err, #died + 1)
+  end
+  return 'lease expired' .. last
 end

@@ -201,7 +201,7 @@ if taken > 0 then
       dead[#dead + 1] = now
       dead[#dead + 1] = id
       reasons[#reasons + 1] = id
-      reasons[#reasons + 1] = 'lease expired on the last of ' .. maxAttempts .. ' attempts'
+      reasons[#reasons + 1] = lastAttemptReason(id, maxAttempts) -- its lease ran out, or its thread died
       deadNames[#deadNames + 1] = nameOf(rec)
       flow().recordDied(id, rec, reasons[#reasons], now) -- a flow child's parent learns it
     elseif grant and grant <= 0 then
@@ -244,7 +244,17 @@ if taken > 0 then
     bulk('ZADD', deadKey, dead)
     bulk('HSET', reasonKey, reasons)
     bulk('HDEL', dueKey, deadIds)
-    publish('dead', deadIds, eventsOn and deadNames or nil, 'lease expired on the last attempt')
+    -- An event's meta is its reason: those whose thread died (lastAttemptReason) go one by one.
+    local expired, expiredNames = {}, {}
+    for i = 1, #deadIds do
+      if string.sub(reasons[2 * i], 1, 14) == 'lease expired ' then
+        expired[#expired + 1] = deadIds[i]
+        expiredNames[#expiredNames + 1] = deadNames[i]
+      else
+        publish('dead', { deadIds[i] }, eventsOn and { deadNames[i] } or nil, reasons[2 * i])
+      end
+    end
+    publish('dead', expired, eventsOn and expiredNames or nil, 'lease expired on the last attempt')
   end
   if eventsOn and #leased > 0 then
     local ids, names = {}, {}

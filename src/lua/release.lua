@@ -1,18 +1,23 @@
--- release.lua: hand leases back at once (graceful shutdown). A message that
--- is due goes back to wait in its place by priority and due time; one leased
--- ahead of its due time (claim's lookahead) goes back to the delayed set, so
--- nobody gets it early.
+-- release.lua: hand leases back at once (graceful shutdown; or a launcher for its
+-- actor thread that died). A message that is due goes back to wait in its place by
+-- priority and due time; one leased ahead of its due time (claim's lookahead) goes
+-- back to the delayed set, so nobody gets it early.
 -- KEYS: the group's keys (lib.lua)
 -- ARGV[1] unit: ms per delayed-set score unit
 -- ARGV[2] '1' to count an attempt (a handler that was still running and would
 --   not stop: whether it was the last is decided at its next lease), '' not to
--- ARGV[3..] token, count, ids..., token, count, ids...
+-- ARGV[3] the last error kept with a counted attempt (UTF-8, never the byte 0xff: fail.lua;
+--   '' = 'still running when its consumer stopped'): the launcher that hands back a dead
+--   actor thread's leases says why it died (src/runtime/hand-back.ts), which claim.lua then
+--   names in a dead letter's reason
+-- ARGV[4..] token, count, ids..., token, count, ids...
 -- Returns how many the caller still held and handed back.
-argCount(5, -1)
+argCount(6, -1)
 local unit = argUnit(1)
 argOneOf(2, 'whether to count an attempt', { '1', '' })
-argLeases(3, #ARGV)
-local held, _, dues = leasedBy(3, true)
+local lastError = ARGV[3] == '' and 'still running when its consumer stopped' or ARGV[3]
+argLeases(4, #ARGV)
+local held, _, dues = leasedBy(4, true)
 if #held == 0 then
   return 0
 end
@@ -24,7 +29,7 @@ if ARGV[2] == '1' then
     attPairs[#attPairs + 1] = held[i]
     attPairs[#attPairs + 1] = (tonumber(atts[i]) or 0) + 1
     errPairs[#errPairs + 1] = held[i]
-    errPairs[#errPairs + 1] = 'still running when its consumer stopped'
+    errPairs[#errPairs + 1] = lastError
   end
   bulk('HSET', attKey, attPairs)
   bulk('HSET', errKey, errPairs)

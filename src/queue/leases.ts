@@ -242,7 +242,7 @@ export class Leases {
   async release(messages: readonly Message[], attempted: boolean): Promise<number> {
     let released = 0;
     for (const [group, list] of this.#byGroup(messages)) {
-      const args = [this.#config.unitMs, attempted ? '1' : '', ...leaseArgs(list)];
+      const args = [this.#config.unitMs, attempted ? '1' : '', '', ...leaseArgs(list)];
       released += (await this.#run('release', group, args)) as number;
     }
     return released;

@@ -150,13 +150,13 @@ export function casesOf(name: string): { valid: Args; bad: Case[] } {
       ],
     },
     release: {
-      valid: ['1', '', ...lease],
+      valid: ['1', '', '', ...lease],
       bad: [
-        ['unit not a number', ['ms', '', ...lease]],
-        ['attempt flag not 1 or empty', ['1', 'yes', ...lease]],
-        ['a count not a number', ['1', '', '$tok', 'x', '$id']],
-        ['a count past the end', ['1', '', '$tok', '9', '$id']],
-        ['no leases', ['1', '']],
+        ['unit not a number', ['ms', '', '', ...lease]],
+        ['attempt flag not 1 or empty', ['1', 'yes', '', ...lease]],
+        ['a count not a number', ['1', '', '', '$tok', 'x', '$id']],
+        ['a count past the end', ['1', '', '', '$tok', '9', '$id']],
+        ['no leases', ['1', '', '']],
       ],
     },
     cancel: {
