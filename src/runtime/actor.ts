@@ -18,6 +18,7 @@ import { ActorRounds } from './actor-rounds.js';
 import type { ActorApi, ActorSettings, Handler } from './actor-types.js';
 import { Jobs } from './jobs.js';
 import type { ActorStat } from './launcher-stats.js';
+import { LeaseMirror } from './lease-mirror.js';
 import type { Logger } from './logger.js';
 import { NoteRate } from './note-rate.js';
 import { PauseWindows } from './pause-windows.js';
@@ -52,6 +53,7 @@ export class Actor {
   #resume: () => void = () => undefined;
   readonly #pauses = new PauseWindows();
   readonly #modes: ActorModes;
+  readonly #leases: LeaseMirror; // what it holds, for its supervisor should it die (lease-mirror.ts)
 
   constructor(
     settings: ActorSettings,
@@ -60,8 +62,10 @@ export class Actor {
     handler: Handler,
     log: Logger,
     stats = new StatBlock(),
+    leases = new LeaseMirror(),
   ) {
     this.#settings = settings;
+    this.#leases = leases;
     this.#queue = queue;
     this.#waker = waker;
     this.#log = log;
@@ -249,7 +253,8 @@ export class Actor {
         continue;
       }
       const now = this.#redisNow();
-      for (const message of polled.messages) this.#jobs.schedule(message, now);
+      const claim = this.#leases.hold(polled.messages);
+      for (const message of polled.messages) this.#jobs.schedule(message, now, claim);
       if (polled.messages.length > 0) this.#rounds.busy();
       if (polled.messages.length === max) continue;
       // Messages a rate limit holds back go when their name's tokens should be there.

@@ -2,17 +2,24 @@
 // running. A handler's abort signal is made only when the handler asks for it
 // (most never do), and aborting goes message by message: no AbortSignal.any,
 // which on Node 20 kept every combined signal alive (the heap grew by ~85 MB
-// over 400,000 messages with a time limit set).
+// over 400,000 messages with a time limit set). Each entry knows the claim it came in, as the
+// lease mirror holds it (lease-mirror.ts): the claim leaves the mirror with its last job.
 import { performance } from 'node:perf_hooks';
 import type { Message } from '../queue/message.js';
 import type { JobContext } from './actor-types.js';
+import type { HeldClaim } from './lease-mirror.js';
 import type { Reports } from './reports.js';
+
+export type { HeldClaim };
 
 export interface Entry {
   readonly message: Message;
   /** performance.now() when its handler started; 0 while it waits for its due time */
   startedAt: number;
   controller: AbortController | null;
+  /** the claim it came in, as the lease mirror holds it (null: not mirrored), and its place */
+  readonly claim: HeldClaim | null;
+  readonly place: number;
 }
 
 /** What a handler gets besides the job; the signal is made on first use. */
@@ -50,8 +57,9 @@ export class InFlight {
     return this.#entries.size;
   }
 
-  add(message: Message): Entry {
-    const entry: Entry = { message, startedAt: 0, controller: null };
+  add(message: Message, claim: HeldClaim | null = null): Entry {
+    const place = claim === null ? 0 : claim.place();
+    const entry: Entry = { message, startedAt: 0, controller: null, claim, place };
     this.#entries.set(message, entry);
     return entry;
   }
@@ -66,9 +74,16 @@ export class InFlight {
     return this.#entries.get(message);
   }
 
-  /** Forgets the message; false when it was no longer held (handed back or timed out). */
+  /**
+   * Forgets the message; false when it was no longer held (handed back or timed out). Its claim
+   * leaves the lease mirror with its last job.
+   */
   delete(message: Message): boolean {
-    return this.#entries.delete(message);
+    const entry = this.#entries.get(message);
+    if (entry === undefined) return false;
+    this.#entries.delete(message);
+    entry.claim?.end(entry.place);
+    return true;
   }
 
   messages(): Message[] {

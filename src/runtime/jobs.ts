@@ -9,7 +9,7 @@ import type { Message } from '../queue/message.js';
 import type { Queue } from '../queue/queue.js';
 import { readThrown } from '../queue/thrown.js';
 import type { ActorSettings, Handler } from './actor-types.js';
-import { type Entry, InFlight } from './in-flight.js';
+import { type Entry, type HeldClaim, InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { NoteRate } from './note-rate.js';
 import type { PauseWindows } from './pause-windows.js';
@@ -75,11 +75,11 @@ export class Jobs {
     return this.#finished.length;
   }
 
-  /** Starts the message now, or at its due time when it was leased ahead. */
-  schedule(message: Message, now: number): void {
+  /** Starts the message now, or at its due time when leased ahead (`claim`: as mirrored). */
+  schedule(message: Message, now: number, claim: HeldClaim | null = null): void {
     const { stats } = this.#parts;
     stats.add('claimed');
-    this.#inFlight.add(message);
+    this.#inFlight.add(message, claim);
     stats.set('inFlight', this.#inFlight.size);
     this.#startTimer.add(message, now);
   }
