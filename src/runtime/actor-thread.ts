@@ -8,6 +8,7 @@ import { connect } from '../redis/connection.js';
 import { watchConnection } from '../redis/outage.js';
 import { Actor, type ActorSettings, type Handler } from './actor.js';
 import { defaultHandler, importHandler, type PoolApi, poolHandler } from './handler.js';
+import { LeaseMirror } from './lease-mirror.js';
 import { actorLogFile } from './log-names.js';
 import { fileLogger } from './logger.js';
 import { type Remote, remote, serve } from './rpc.js';
@@ -30,6 +31,8 @@ export interface ActorThreadData {
   restarts: number;
   /** the group's figures, shared with the coordinator (kept across restarts) */
   stats: SharedArrayBuffer;
+  /** this thread's leases, mirrored for its supervisor to hand back if it dies (a new one each start) */
+  leases: SharedArrayBuffer;
   coordinatorPort: MessagePort;
   /** present when handlers run in the launcher's piscina pool */
   poolPort: MessagePort | null;
@@ -75,7 +78,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
     const stats = new StatBlock(data.stats);
     // Only where the handler's code runs in this thread (not on the pool).
     if (data.handler && !data.poolPort) surviveStrayErrors(logger, stats);
-    const actor = new Actor(data.settings, queue, waker, handler, logger, stats);
+    const leases = new LeaseMirror(data.leases);
+    const actor = new Actor(data.settings, queue, waker, handler, logger, stats, leases);
     // One line when Redis goes away and one when it is back, not one per retry.
     const outage = watchConnection(queue.client, (change) => {
       if (change.state === 'down') {

@@ -9,6 +9,7 @@ import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { Queue } from '../queue/queue.js';
 import type { ActorApi } from './actor.js';
 import { DoneRates } from './done-rate.js';
+import { handBack } from './hand-back.js';
 import { Intake } from './intake/intake.js';
 import type { ActorView, LauncherStats } from './launcher-stats.js';
 import { intakeLogFile } from './log-names.js';
@@ -174,6 +175,14 @@ export class Coordinator {
     const slot = this.#slot(group);
     slot.restarts++;
     slot.lastCrash = reason;
+  }
+
+  /**
+   * Hands back what a dead actor thread of `group` held, read from its lease mirror, saying why
+   * it died (hand-back.ts); resolves with how many leases were still its own.
+   */
+  handBack(group: number, leases: SharedArrayBuffer, reason: string): Promise<number> {
+    return handBack(this.#queue, group, leases, reason);
   }
 
   async debug(group: number, command: DebugCommand, timeoutMs = 1000): Promise<unknown> {

@@ -13,6 +13,7 @@ import type { ZsetIntakeSpec } from '../queue/intake/zset-spec.js';
 import { readThrown } from '../queue/thrown.js';
 import { connect } from '../redis/connection.js';
 import type { Coordinator, CoordinatorData, DebugCommand } from './coordinator.js';
+import { logHandBack } from './hand-back.js';
 import type { PoolJob } from './handler.js';
 import type { LauncherStats } from './launcher-stats.js';
 import { launcherLogFile } from './log-names.js';
@@ -222,7 +223,7 @@ export class Launcher {
         new Supervisor(
           group,
           {
-            threadData: (restarts, coordinatorPort, poolPort, stats) => ({
+            threadData: (restarts, coordinatorPort, poolPort, stats, leases) => ({
               settings: { group, ...plan.actor, paused: this.#paused },
               queue: plan.queue,
               handler: plan.handlerUrl,
@@ -231,6 +232,7 @@ export class Launcher {
               nice: plan.actorNice,
               restarts,
               stats,
+              leases,
               coordinatorPort,
               poolPort,
             }),
@@ -245,6 +247,8 @@ export class Launcher {
               );
               void coordinator.noteCrash(g, reason);
             },
+            handBack: (g, leases, reason) =>
+              logHandBack(this.#log.logger, g, coordinator.handBack(g, leases, reason)),
           },
           { readyTimeoutMs: 15_000, hangTimeoutMs: plan.hangTimeoutMs },
         ),

@@ -1,12 +1,14 @@
 // Keeps one group's actor thread alive: starts it, waits for its "ready",
 // watches its heartbeat, and when it dies (or stops answering) restarts it with a growing
-// pause. Its messages come back through their leases, so a crash or a hang
-// costs time, never messages.
+// pause. What the dead thread held is handed back at once, with the reason it died, from the
+// mirror of its leases it kept in shared memory (lease-mirror.ts); what the mirror missed comes
+// back when its lease runs out. A crash or a hang costs time, never messages.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errors } from '../base/errors.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
 import { watchForHang } from './hang-watch.js';
+import { LEASE_MIRROR_BYTES } from './lease-mirror.js';
 import { type Remote, release, remote, withTimeout } from './rpc.js';
 import { StatBlock } from './stat-block.js';
 import { workerFile } from './worker-path.js';
@@ -24,6 +26,7 @@ export interface SupervisorHooks {
     coordinatorPort: MessagePort,
     poolPort: MessagePort | null,
     stats: SharedArrayBuffer,
+    leases: SharedArrayBuffer,
   ): ActorThreadData;
   /** the coordinator's end of a new actor's port, with the group's figures */
   attach(
@@ -36,6 +39,8 @@ export interface SupervisorHooks {
   /** a pool port for a new actor, or null without a pool */
   poolPort(): PoolPort | null;
   crashed(group: number, reason: string, restarts: number, pauseMs: number): void;
+  /** hands back at once what a dead thread's lease mirror holds, saying why it died */
+  handBack(group: number, leases: SharedArrayBuffer, reason: string): Promise<void>;
 }
 
 export interface SupervisorTimes {
@@ -49,12 +54,16 @@ const FIRST_PAUSE_MS = 100;
 const MAX_PAUSE_MS = 10_000;
 /** An actor that lived this long starts its pauses from the beginning again. */
 const HEALTHY_MS = 30_000;
+/** How long a stop waits for a dead thread's leases to be handed back. */
+const HAND_BACK_MS = 5000;
 
 export class Supervisor {
   readonly group: number;
   readonly #hooks: SupervisorHooks;
   readonly #times: SupervisorTimes;
   #worker: Worker | null = null;
+  /** the running thread's lease mirror: a new one for each thread, read once it is gone */
+  #leases: SharedArrayBuffer | null = null;
   #actor: Remote<ActorApi> | null = null;
   #poolPort: PoolPort | null = null;
   #restarts = 0;
@@ -85,15 +94,18 @@ export class Supervisor {
     const channel = new MessageChannel();
     const pool = this.#hooks.poolPort();
     this.#poolPort = pool;
+    const leases = new SharedArrayBuffer(LEASE_MIRROR_BYTES);
     const data = this.#hooks.threadData(
       this.#restarts,
       channel.port1,
       pool?.actorEnd ?? null,
       this.stats.buffer,
+      leases,
     );
     const transfer = pool ? [channel.port1, pool.actorEnd] : [channel.port1];
     const worker = new Worker(workerFile('actor'), { workerData: data, transferList: transfer });
     this.#worker = worker;
+    this.#leases = leases;
     const bornAt = Date.now();
     const report = new Promise<ActorReport>((resolve) => {
       worker.on('message', (message: ActorReport) => {
@@ -114,6 +126,8 @@ export class Supervisor {
       channel.port2.close();
       this.#closePoolPort();
       await worker.terminate();
+      // Ready, it may have claimed already.
+      if (answer.kind === 'ready') await this.#handBack(leases, 'stopped while starting');
       const reason = answer.kind === 'failed' ? answer.reason : 'stopped while starting';
       throw errors.actor(`actor ${this.group} failed to start: ${reason}`);
     }
@@ -121,10 +135,11 @@ export class Supervisor {
     if (this.#stopping) {
       this.#closePoolPort();
       await worker.terminate();
+      await this.#handBack(leases, 'stopped while starting');
       throw errors.actor(`actor ${this.group} failed to start: stopped while starting`);
     }
     this.#actor = remote<ActorApi>(worker);
-    worker.once('exit', (code) => void this.#exited(worker, code, Date.now() - bornAt));
+    worker.once('exit', (code) => void this.#exited(worker, code, Date.now() - bornAt, leases));
     worker.on('error', (error) => {
       this.#crashReason = error.stack ?? error.message;
     });
@@ -132,8 +147,8 @@ export class Supervisor {
   }
 
   /**
-   * Ends the thread as a crash would (its leases expire and come back), and the usual restart
-   * follows: for an operator who wants a fresh actor, and for tests of what restarts leave.
+   * Ends the thread as a crash would (what it held is handed back, `reason` said), and the usual
+   * restart follows: for an operator who wants a fresh actor, and for tests of what restarts leave.
    */
   async kill(reason: string): Promise<void> {
     const worker = this.#worker;
@@ -149,24 +164,28 @@ export class Supervisor {
     this.#stopHangWatch();
     const worker = this.#worker;
     const actor = this.#actor;
+    const leases = this.#leases;
     this.#worker = null;
     this.#actor = null;
+    this.#leases = null;
     if (!worker || !actor) {
       // Still starting (or waiting to restart): nothing leased yet, end the thread.
       await worker?.terminate();
       return { released: 0 };
     }
-    let result = { released: 0 };
+    let result: { released: number } | null = null;
     try {
       result = await withTimeout(actor.drain(graceMs), graceMs + 5000, `actor ${this.group} drain`);
     } catch {
-      // A stuck actor: its leases expire and the messages come back.
+      // A stuck actor: ended below, and what it held handed back.
     }
     release(actor);
     await this.#hooks.detach(this.group);
     await worker.terminate();
     this.#closePoolPort();
-    return result;
+    if (!result && leases)
+      await this.#handBack(leases, 'ended at shutdown, still busy after its drain');
+    return result ?? { released: 0 };
   }
 
   /**
@@ -183,17 +202,32 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Never rejects, and a stop waits for it HAND_BACK_MS at most (Redis away): what is not handed
+   * back comes back when its lease runs out.
+   */
+  #handBack(leases: SharedArrayBuffer, reason: string): Promise<void> {
+    const call = this.#hooks.handBack(this.group, leases, reason);
+    return withTimeout(call, HAND_BACK_MS, `actor ${this.group} hand-back`).catch(() => undefined);
+  }
+
   #closePoolPort(): void {
     this.#poolPort?.close();
     this.#poolPort = null;
   }
 
-  async #exited(worker: Worker, code: number, livedMs: number): Promise<void> {
+  async #exited(
+    worker: Worker,
+    code: number,
+    livedMs: number,
+    leases: SharedArrayBuffer,
+  ): Promise<void> {
     if (this.#stopping || worker !== this.#worker) return;
     this.#stopHangWatch();
     if (this.#actor) release(this.#actor);
     this.#actor = null;
     this.#worker = null;
+    this.#leases = null;
     this.#closePoolPort();
     await this.#hooks.detach(this.group);
     if (livedMs > HEALTHY_MS) this.#pause = FIRST_PAUSE_MS;
@@ -202,6 +236,8 @@ export class Supervisor {
     this.#pause = Math.min(MAX_PAUSE_MS, this.#pause * 2);
     const reason = this.#crashReason ?? `thread exited with code ${code}`;
     this.#crashReason = null;
+    // Not waited for: the new thread's leases have tokens of their own, which it never touches.
+    void this.#handBack(leases, reason);
     this.#hooks.crashed(this.group, reason, this.#restarts, pause);
     this.#restartTimer = setTimeout(() => void this.#restart(), pause);
   }
