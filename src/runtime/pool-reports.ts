@@ -44,6 +44,11 @@ export class PoolReporter {
     };
   }
 
+  /** Jobs it keeps anything for (a test reads it: a long-running pool must not grow it). */
+  get size(): number {
+    return this.#counts.size;
+  }
+
   /** How many calls the job posted; forgets it. */
   takeCount(ref: number): number {
     const count = this.#counts.get(ref) ?? 0;
