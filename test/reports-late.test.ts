@@ -50,17 +50,21 @@ describe.each([
       if (line.includes('"late ')) carried.push(line);
     });
     try {
-      const id = await queue.add({});
+      // Added together, claimed together, run together: on the pool, in one task, which the
+      // slow job keeps running past the other's late calls.
+      const [id, slow] = await queue.addBulk([{ body: {} }, { body: { slowMs: 1500 } }]);
       expect(await queue.waitFor(id, { timeoutMs: 20_000 })).toEqual({
         state: 'done',
         result: 'returned',
       });
-      await sleep(900); // past the last late call (450 ms after the handler returned)
+      await queue.waitFor(slow, { timeoutMs: 20_000 });
+      const logFile = join(logDir, 'actor-0.log');
+      // The slow job ran past the late calls (200–450 ms after the other returned).
       expect(carried, 'Redis calls carrying a late line').toEqual([]);
-      const log = await waitFor('the late line in the actor log', () => {
-        const text = readFileSync(join(logDir, 'actor-0.log'), 'utf8');
-        return text.includes('"event":"report-late"') ? text : undefined;
-      });
+      await waitFor('the late line in the actor log', () =>
+        readFileSync(logFile, 'utf8').includes('"event":"report-late"') ? true : undefined,
+      );
+      const log = readFileSync(logFile, 'utf8');
       const lines = log.split('\n');
       const late = lines.filter((line) => line.includes('"event":"report-late"'));
       expect(late).toHaveLength(1);
