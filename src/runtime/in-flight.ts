@@ -20,6 +20,10 @@ export interface Entry {
   /** the claim it came in, as the lease mirror holds it (null: not mirrored), and its place */
   readonly claim: HeldClaim | null;
   readonly place: number;
+  /** the actor let it go (done, failed, timed out, handed back): its handler's calls are late */
+  ended: boolean;
+  /** its late calls were noted in the log (once per job) */
+  toldLate?: boolean;
 }
 
 /** What a handler gets besides the job; the signal is made on first use. */
@@ -37,10 +41,10 @@ class Context implements JobContext {
     return this.#entry.controller.signal;
   }
   progress(value: unknown): void {
-    this.#reports.progress(this.#entry.message, value);
+    this.#reports.progress(this.#entry, value);
   }
   log(line: string): void {
-    this.#reports.log(this.#entry.message, line);
+    this.#reports.log(this.#entry, line);
   }
 }
 
@@ -59,7 +63,7 @@ export class InFlight {
 
   add(message: Message, claim: HeldClaim | null = null): Entry {
     const place = claim === null ? 0 : claim.place();
-    const entry: Entry = { message, startedAt: 0, controller: null, claim, place };
+    const entry: Entry = { message, startedAt: 0, controller: null, claim, place, ended: false };
     this.#entries.set(message, entry);
     return entry;
   }
@@ -81,6 +85,7 @@ export class InFlight {
   delete(message: Message): boolean {
     const entry = this.#entries.get(message);
     if (entry === undefined) return false;
+    entry.ended = true; // its context holds the entry: a later ctx.progress or ctx.log is late
     this.#entries.delete(message);
     entry.claim?.end(entry.place);
     return true;

@@ -3,8 +3,9 @@
 // together, in one report.lua call, at most one per FLUSH_EVERY_MS: a handler that reports
 // at every step costs a call each 50 ms, not one per step. Nothing waits for that call: a
 // failure is noted in the actor's log, a refusal (the lease was lost) too, once per job,
-// and that job's later calls are dropped here. An actor that never reports has no timer and
-// sends nothing.
+// and that job's later calls are dropped here. A call made once the actor ended the job (its
+// handler returned, or timed out) is dropped at once, with no call (late-reports.ts). An actor
+// that never reports has no timer and sends nothing.
 //
 // Before the actor acks, fails or hands back a job, flush() sends what is pending on the same
 // connection: Redis runs the report first, while the lease still holds.
@@ -17,6 +18,7 @@ import {
   type PendingReport,
   progressText,
 } from '../queue/reports.js';
+import { noteLateReport } from './late-reports.js';
 import type { Logger } from './logger.js';
 import type { NoteRate } from './note-rate.js';
 import type { StatBlock } from './stat-block.js';
@@ -24,6 +26,13 @@ import { later } from './timers.js';
 
 /** The shortest time between two report calls of one actor. */
 export const FLUSH_EVERY_MS = 50;
+
+/** A job as its handler's context holds it: `ended` once the actor let it go (in-flight.ts). */
+export interface ReportingJob {
+  readonly message: Message;
+  readonly ended: boolean;
+  toldLate?: boolean;
+}
 
 export interface ReportsParts {
   group: number;
@@ -46,16 +55,16 @@ export class Reports {
   }
 
   /** ctx.progress: a number from 0 to 100 or a JSON value up to 4 KiB (throws otherwise). */
-  progress(message: Message, value: unknown): void {
+  progress(job: ReportingJob, value: unknown): void {
     const text = progressText(value);
-    const report = this.#reportOf(message);
+    const report = this.#reportOf(job);
     if (report) report.progress = text;
   }
 
   /** ctx.log: a line up to 1 KiB (throws otherwise); the job keeps its last 100. */
-  log(message: Message, line: unknown): void {
+  log(job: ReportingJob, line: unknown): void {
     const text = checkLogLine(line);
-    const report = this.#reportOf(message);
+    const report = this.#reportOf(job);
     if (!report) return;
     report.logged += 1;
     report.lines.push(text);
@@ -92,7 +101,13 @@ export class Reports {
     );
   }
 
-  #reportOf(message: Message): PendingReport | undefined {
+  #reportOf(job: ReportingJob): PendingReport | undefined {
+    if (job.ended) {
+      if (!job.toldLate) noteLateReport(this.#parts.log, job.message.id);
+      job.toldLate = true;
+      return undefined;
+    }
+    const message = job.message;
     if (this.#refused.has(message)) return undefined;
     let report = this.#pending.get(message);
     if (!report) {
