@@ -49,7 +49,8 @@ export default async function runJobs(task: {
   };
   const outcomes = await Promise.all(
     task.jobs.map(async ([job, lateMs, ref]): Promise<PoolOutcome> => {
-      const outcome = await runOne(run, job, reporter.contextOf(ref, lateMs, never));
+      const outcome = await runOne(run, job, reporter.contextOf(ref, job.id, lateMs, never));
+      reporter.ended(ref); // what it calls from now on is late: dropped (pool-reports.ts)
       if (--running > 0) {
         if (ahead.length === 0) queueMicrotask(postAhead);
         ahead.push([ref, outcome]);

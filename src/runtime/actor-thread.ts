@@ -72,7 +72,8 @@ export async function runActorThread(parent: MessagePort, data: ActorThreadData)
       keyOf(config.prefix, group, 'wake'),
     );
     let handler: Handler;
-    if (data.poolPort) handler = poolHandler(remote<PoolApi>(data.poolPort) as Remote<PoolApi>);
+    if (data.poolPort)
+      handler = poolHandler(remote<PoolApi>(data.poolPort) as Remote<PoolApi>, logger);
     else if (data.handler) handler = await importHandler(data.handler);
     else handler = defaultHandler(logger);
     const stats = new StatBlock(data.stats);

@@ -135,8 +135,8 @@ const POOL_BATCH = 32;
  * together) go to the pool as one task per POOL_BATCH: a message costs a fraction of the two
  * thread hops (actor → launcher → pool thread, and back) instead of both.
  */
-export function poolHandler(pool: PoolApi): Handler {
-  const reports = new PoolReports();
+export function poolHandler(pool: PoolApi, log: Logger): Handler {
+  const reports = new PoolReports(log);
   let tasks = 0;
   let waiting: PoolEntry[] = [];
   const flush = () => {

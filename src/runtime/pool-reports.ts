@@ -6,18 +6,36 @@
 // comes another way (piscina, the launcher, the actor's pool port), so the actor waits for the
 // last of them before it acks the job, while its lease still holds. A job done while others of
 // its task still run sends its outcome on this channel too, after its calls (handler-task.ts).
+// A call made once the job's handler returned is dropped on the pool thread, as in the actor
+// (late-reports.ts): the first one posts a notice naming the job, for the actor's log, and
+// none adds to what the thread keeps (it forgets the job when its task answers).
 import { randomBytes } from 'node:crypto';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { checkLogLine, progressText } from '../queue/reports.js';
 import type { JobContext } from './actor-types.js';
+import { noteLateReport } from './late-reports.js';
+import type { Logger } from './logger.js';
 
 /**
  * One call on a pool thread: the job's ref, 0 progress (JSON text) or 1 log line, the text; or
- * 2 and the job's outcome, sent ahead of its task's answer (handler-task.ts says when).
+ * 2 and the job's outcome, sent ahead of its task's answer (handler-task.ts says when); or 3 and
+ * the job's id: it called after its handler returned (once per job; those calls are dropped).
  */
 export type PoolReport =
   | [ref: number, kind: 0 | 1, text: string]
-  | [ref: number, kind: 2, outcome: unknown];
+  | [ref: number, kind: 2, outcome: unknown]
+  | [ref: number, kind: 3, job: string];
+
+/** What a pool thread keeps of a job until its task answers; its context holds it too. */
+interface PoolJobState {
+  readonly id: string;
+  /** calls posted */
+  count: number;
+  /** its handler returned or threw: later calls are late */
+  ended: boolean;
+  /** the notice of its late calls was posted */
+  told: boolean;
+}
 
 /** How long an actor waits for a pool job's reports once its outcome came. */
 const LAST_REPORTS_MS = 1000;
@@ -28,31 +46,41 @@ export class PoolReporter {
   /** opened on the first call: a pool that never reports opens none */
   #channel: BroadcastChannel | undefined;
   #queued: PoolReport[] = [];
-  readonly #counts = new Map<number, number>();
+  /** the jobs of the tasks running, by ref: forgotten as each task answers (takeCount) */
+  readonly #jobs = new Map<number, PoolJobState>();
 
   constructor(name: string) {
     this.#name = name;
   }
 
   /** A job's context on a pool thread (its signal never aborts: a pool task cannot be stopped). */
-  contextOf(ref: number, lateMs: number, signal: AbortSignal): JobContext {
+  contextOf(ref: number, id: string, lateMs: number, signal: AbortSignal): JobContext {
+    // The context holds the state, not the map: a late call finds it after the job is forgotten.
+    const state: PoolJobState = { id, count: 0, ended: false, told: false };
+    this.#jobs.set(ref, state);
     return {
       signal,
       lateMs,
-      progress: (value: unknown) => this.#post(ref, 0, progressText(value)),
-      log: (line: string) => this.#post(ref, 1, checkLogLine(line)),
+      progress: (value: unknown) => this.#post(ref, state, 0, progressText(value)),
+      log: (line: string) => this.#post(ref, state, 1, checkLogLine(line)),
     };
+  }
+
+  /** Its handler returned or threw: its later calls are dropped. */
+  ended(ref: number): void {
+    const state = this.#jobs.get(ref);
+    if (state) state.ended = true;
   }
 
   /** Jobs it keeps anything for (a test reads it: a long-running pool must not grow it). */
   get size(): number {
-    return this.#counts.size;
+    return this.#jobs.size;
   }
 
   /** How many calls the job posted; forgets it. */
   takeCount(ref: number): number {
-    const count = this.#counts.get(ref) ?? 0;
-    this.#counts.delete(ref);
+    const count = this.#jobs.get(ref)?.count ?? 0;
+    this.#jobs.delete(ref);
     return count;
   }
 
@@ -72,10 +100,16 @@ export class PoolReporter {
     this.#queued = [];
   }
 
-  #post(ref: number, kind: 0 | 1, text: string): void {
+  #post(ref: number, state: PoolJobState, kind: 0 | 1, text: string): void {
+    if (state.told) return;
     if (this.#queued.length === 0) queueMicrotask(() => this.flush());
+    if (state.ended) {
+      state.told = true; // not counted: the actor waits for its calls, not for a notice
+      this.#queued.push([ref, 3, state.id]);
+      return;
+    }
     this.#queued.push([ref, kind, text]);
-    this.#counts.set(ref, (this.#counts.get(ref) ?? 0) + 1);
+    state.count += 1;
   }
 }
 
@@ -95,8 +129,11 @@ export class PoolReports {
     }
   >();
   #refs = 0;
+  readonly #log: Logger;
 
-  constructor() {
+  /** `log`: the actor's, for the line about a job's late calls. */
+  constructor(log: Logger) {
+    this.#log = log;
     this.#channel = new BroadcastChannel(this.name);
     this.#channel.unref();
     this.#channel.onmessage = (event) => this.#receive((event as { data: PoolReport[] }).data);
@@ -131,6 +168,10 @@ export class PoolReports {
 
   #receive(reports: PoolReport[]): void {
     for (const [ref, kind, text] of reports) {
+      if (kind === 3) {
+        noteLateReport(this.#log, text);
+        continue;
+      }
       const job = this.#jobs.get(ref);
       if (!job) continue;
       if (kind === 2) {
