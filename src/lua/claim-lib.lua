@@ -95,14 +95,51 @@ end
 -- an id that is leased (its due-hash entry is "<due>/<token>") or waits in the ready set (held
 -- back by a rate limit, or put back there). Leasing it would run the id twice at once, and the
 -- second lease's token would make the first run's ack stale; promoting it would overwrite the
--- lease's entry. So a leased one stays in the delayed set until its run has ended, due again
--- RUNNING_RECHECK_MS from now (a due member no claim can take would make every reply say "come
--- back now"); then it runs once more: an ack leaves it as it is, a retry or a lease that ran out
--- puts the id back under the same member (requeue, fail.lua), once. One waiting in the ready set
--- is the same message: this copy goes (two ZADDs of a member are one member too). One HMGET for
--- the batch, none while nothing is leased or ready. Returns the other ids and dues, in order.
-local RUNNING_RECHECK_MS = 1000
-local function notHeldElsewhere(ids, dues, unit, now)
+-- lease's entry. So a leased one stays in the delayed set until its run has ended, due again a
+-- second from now (a due member no claim can take would make every reply say "come back now");
+-- then it runs once more: an ack leaves it as it is, a retry or a lease that ran out puts the id
+-- back under the same member (requeue, fail.lua), once. One waiting in the ready set is the same
+-- message: this copy goes (two ZADDs of a member are one member too). One HMGET for the batch,
+-- none while nothing is leased or ready. Returns the other ids and dues, in order.
+--
+-- Given `recs` (the plain path, once the first `taken` records are read), it asks only of the
+-- members whose record is a raw one (header-only, ending in 'r': made at a raw member's first
+-- claim), since skyq's own adds never put an id that is pending (leased included) in the delayed
+-- set again (add.lua), and a raw member that runs has that record. A claim of skyq's messages then
+-- reads nothing more for it, where an HMGET of its whole batch cost ~6 % of the claim's Redis time
+-- per message (docs/BENCHMARKS.md); a body that ends in 'r' is asked about for nothing. Returns
+-- then the first `taken` ids, their dues and records without those, and how many are left.
+-- (One local for both: claim.lua's main function is near Lua's 200 locals.)
+local function notHeldElsewhere(ids, dues, unit, now, recs, taken)
+  if recs then
+    local rawIds, rawDues = {}, {}
+    for i = 1, taken do
+      if recs[i] and string.byte(recs[i], -1) == 114 then -- 'r'
+        rawIds[#rawIds + 1] = ids[i]
+        rawDues[#rawDues + 1] = dues[i]
+      end
+    end
+    local kept = notHeldElsewhere(rawIds, rawDues, unit, now)
+    if #kept == #rawIds then
+      return ids, dues, recs, taken
+    end
+    local held = {}
+    for _, id in ipairs(rawIds) do
+      held[id] = true
+    end
+    for _, id in ipairs(kept) do
+      held[id] = nil
+    end
+    local outIds, outDues, outRecs = {}, {}, {}
+    for i = 1, taken do
+      if not held[ids[i]] then
+        outIds[#outIds + 1] = ids[i]
+        outDues[#outDues + 1] = dues[i]
+        outRecs[#outRecs + 1] = recs[i]
+      end
+    end
+    return outIds, outDues, outRecs, #outIds
+  end
   if #ids == 0 or redis.call('HLEN', dueKey) <= 1 then -- only KEEP_FIELD, or nothing
     return ids, dues
   end
@@ -115,7 +152,7 @@ local function notHeldElsewhere(ids, dues, unit, now)
       keptIds[#keptIds + 1] = id
       keptDues[#keptDues + 1] = dues[i]
     elseif string.find(value, '/', 1, true) then
-      later[#later + 1] = math.max(tonumber(dues[i]), now + RUNNING_RECHECK_MS) / unit
+      later[#later + 1] = math.max(tonumber(dues[i]), now + 1000) / unit
       later[#later + 1] = id
     else
       merged[#merged + 1] = id

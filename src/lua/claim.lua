@@ -136,8 +136,6 @@ if direct then
   -- With big records about, a batch is likely cut by bytes long before max:
   -- look at fewer candidates (the rest stay due, so the reply says come back now).
   candidates, candidateDues = dueMembers(now + lookahead, anyBig and math.min(max, 64) or max, budget, unit, nowText)
-  -- Not an id that runs already (another program ZADDed it again): claim-lib.lua.
-  candidates, candidateDues = notHeldElsewhere(candidates, candidateDues, unit, now)
 else
   local ids, dues = dueMembers(now, limit, budget, unit, nowText)
   ids, dues = notHeldElsewhere(ids, dues, unit, now) -- nor promoted (claim-lib.lua)
@@ -157,6 +155,10 @@ deadPlaceholders(candidates, candidateDues, direct, now)
 
 -- 3. Lease: the records, within the byte budget (claim-lib.lua), then the leases.
 local recs, taken = readRecords(candidates, anyBig, budget)
+if direct then
+  -- Not an id that runs already (another program ZADDed it again): claim-lib.lua.
+  candidates, candidateDues, recs, taken = notHeldElsewhere(candidates, candidateDues, unit, now, recs, taken)
+end
 
 local leased, token = {}, ''
 if taken > 0 then
