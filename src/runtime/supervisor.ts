@@ -5,6 +5,7 @@
 // back when its lease runs out. A crash or a hang costs time, never messages.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { errors } from '../base/errors.js';
+import { redactText } from '../base/redact.js';
 import type { ActorApi } from './actor.js';
 import type { ActorReport, ActorThreadData } from './actor-thread.js';
 import { watchForHang } from './hang-watch.js';
@@ -114,7 +115,10 @@ export class Supervisor {
       worker.once('exit', (code) =>
         resolve({ kind: 'failed', reason: `thread exited with code ${code}` }),
       );
-      worker.once('error', (error) => resolve({ kind: 'failed', reason: error.message }));
+      // Redacted here, at the source: a reason goes to the log, the stats, errors and Redis.
+      worker.once('error', (error) =>
+        resolve({ kind: 'failed', reason: redactText(error.message) }),
+      );
     });
     const answer = await withTimeout(
       report,
@@ -141,7 +145,7 @@ export class Supervisor {
     this.#actor = remote<ActorApi>(worker);
     worker.once('exit', (code) => void this.#exited(worker, code, Date.now() - bornAt, leases));
     worker.on('error', (error) => {
-      this.#crashReason = error.stack ?? error.message;
+      this.#crashReason = redactText(error.stack ?? error.message);
     });
     this.#watchForHang(worker);
   }
