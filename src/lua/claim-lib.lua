@@ -109,7 +109,7 @@ end
 -- reads nothing more for it, where an HMGET of its whole batch cost ~6 % of the claim's Redis time
 -- per message (docs/BENCHMARKS.md); a body that ends in 'r' is asked about for nothing. Returns
 -- then the first `taken` ids, their dues and records without those, and how many are left.
--- (One local for both: claim.lua's main function is near Lua's 200 locals.)
+-- (One local for both: claim.lua's main function is one short of Lua's 200 locals.)
 local function notHeldElsewhere(ids, dues, unit, now, recs, taken)
   if recs then
     local rawIds, rawDues = {}, {}
@@ -276,7 +276,7 @@ end
 -- error says why (src/runtime/hand-back.ts THREAD_DIED): then the dead letter says so too, as
 -- "its actor thread died on the last of 3 attempts: hung: no heartbeat for 30000 ms". Read for
 -- such messages only, which are few: a claim reads no error otherwise. (Its names stay inside:
--- claim.lua's main function holds 197 locals at its deepest, and Lua refuses more than 200.)
+-- claim.lua's main function holds 199 locals at its deepest, and Lua refuses more than 200.)
 local function lastAttemptReason(id, maxAttempts)
   local died, last = 'its actor thread died', ' on the last of ' .. maxAttempts .. ' attempts'
   local err = redis.call('HGET', errKey, id)
